@@ -1,0 +1,44 @@
+"""cann_nb: a notebook-native profiler for AI models on Ascend NPUs, GPUs and CPUs.
+
+    %load_ext cann_nb
+    %%cann_profile -n my_model
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from .errors import CannNbError, CollectorUnavailable, ProfileValidationError, StoreError, TraceFormatError
+from .model import Profile
+
+
+def load_ipython_extension(ipython):
+    from .magic import load_ipython_extension as _load
+
+    _load(ipython)
+
+
+def unload_ipython_extension(ipython):
+    from .magic import unload_ipython_extension as _unload
+
+    _unload(ipython)
+
+
+def load_session(path=None):
+    """The session store at ``path`` (default ``$CANN_NB_DIR`` or ./profile_results), every profile in it."""
+    from .store import Session
+
+    return Session(path)
+
+
+def load(path, name=None):
+    """A Profile from a stored profile directory or from any importable trace or folder."""
+    from .loading import load as _load
+
+    return _load(path, name=name)
+
+
+__all__ = [
+    "Profile", "load", "load_session", "CannNbError", "CollectorUnavailable",
+    "ProfileValidationError", "StoreError", "TraceFormatError", "__version__",
+]

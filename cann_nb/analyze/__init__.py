@@ -1,0 +1,1 @@
+"""Pure functions on Profile tables that return DataFrames. Never plots, never prints."""

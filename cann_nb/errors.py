@@ -1,0 +1,38 @@
+"""Errors a user may see. Each names what went wrong and where."""
+
+
+class CannNbError(Exception):
+    """Base class of cann_nb's own errors."""
+
+
+class TraceFormatError(CannNbError, ValueError):
+    """A trace or profile folder could not be read.
+
+    ``path`` is the file, ``where`` the place in it (line, row, event index, table),
+    ``expected`` what the reader wanted to find there.
+    """
+
+    def __init__(self, path, where: str = "", expected: str = "", detail: str = ""):
+        self.path = str(path)
+        self.where = where
+        self.expected = expected
+        self.detail = detail
+        parts = [self.path]
+        if where:
+            parts.append(f"at {where}")
+        msg = ": ".join([" ".join(parts)] + ([f"expected {expected}"] if expected else []))
+        if detail:
+            msg += f" ({detail})"
+        super().__init__(msg)
+
+
+class ProfileValidationError(CannNbError, ValueError):
+    """A Profile's tables break the contract in DESIGN.md (missing column, wrong dtype, bad value)."""
+
+
+class StoreError(CannNbError, OSError):
+    """The session store could not read or write a profile; the store itself is left intact."""
+
+
+class CollectorUnavailable(CannNbError, RuntimeError):
+    """A collector cannot run here (no torch, no device); the message says why."""

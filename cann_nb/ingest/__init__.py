@@ -1,0 +1,1 @@
+"""Importers of profiles recorded elsewhere (Kineto/Chrome traces, Ascend folders) and exporters."""

@@ -1,0 +1,245 @@
+"""The Profile: DESIGN.md's three tables plus a meta dict, with fixed dtypes and validation.
+
+Conventions (see docs/architecture.md):
+- times are int64 nanoseconds relative to ``meta["t0_ns"]`` (an epoch-ns instant, or 0 when unknown);
+- ``parent`` and ``corr`` use -1 for "none" (they are identifiers, not measurements);
+- optional measurements (flops, bytes, allocated/reserved bytes) are float64 and NaN when unknown;
+- text columns are pandas categoricals; a missing string is NaN, never "".
+Tables may carry extra, source-specific columns (Ascend ``core_type``, ``block_dim``, PMU ratios,
+Kineto ``stream``...); they are kept and written to disk but are not part of the contract.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime as _dt
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+
+from .errors import ProfileValidationError
+
+EVENT_CATS = ("op", "kernel", "memcpy", "memset", "runtime", "comm", "python", "annotation", "step")
+
+# column -> dtype; order is the on-disk order.
+EVENT_COLUMNS: dict[str, str] = {
+    "id": "int64",
+    "name": "category",
+    "cat": "category",
+    "track": "category",
+    "device": "category",
+    "start_ns": "int64",
+    "dur_ns": "int64",
+    "parent": "int64",
+    "depth": "int32",
+    "corr": "int64",
+    "shapes": "category",
+    "dtypes": "category",
+    "flops": "float64",
+    "bytes": "float64",
+    "module": "category",
+}
+MEMORY_COLUMNS: dict[str, str] = {
+    "ts_ns": "int64",
+    "device": "category",
+    "delta_bytes": "float64",
+    "allocated_bytes": "float64",
+    "reserved_bytes": "float64",
+    "event_id": "int64",
+}
+COUNTER_COLUMNS: dict[str, str] = {
+    "ts_ns": "int64",
+    "source": "category",
+    "metric": "category",
+    "value": "float64",
+}
+TABLES = {"events": EVENT_COLUMNS, "memory": MEMORY_COLUMNS, "counters": COUNTER_COLUMNS}
+
+# What a missing column is filled with: identifiers get -1, measurements NaN, text NaN.
+_DEFAULTS = {"int64": -1, "int32": 0, "float64": np.nan, "category": None}
+# Columns every producer must supply (the rest default as above).
+REQUIRED = {
+    "events": ("name", "cat", "start_ns", "dur_ns"),
+    "memory": ("ts_ns",),
+    "counters": ("ts_ns", "metric", "value"),
+}
+
+
+def _empty_column(dtype: str, n: int):
+    if dtype == "category":
+        return pd.Categorical(np.full(n, np.nan, dtype=object))
+    return np.full(n, _DEFAULTS[dtype], dtype=dtype)
+
+
+def conform(table: str, data: pd.DataFrame | Mapping[str, Any] | None) -> pd.DataFrame:
+    """Return ``data`` as a DataFrame with every contract column of ``table`` in its dtype.
+
+    Missing optional columns are filled (ids -1, measurements NaN); extra columns are kept after the
+    contract ones. Missing required columns raise ProfileValidationError. Vectorised: no per-row work.
+    """
+    spec = TABLES[table]
+    if data is None:
+        data = {}
+    df = data if isinstance(data, pd.DataFrame) else pd.DataFrame(dict(data))
+    n = len(df)
+    if n and (missing := [c for c in REQUIRED[table] if c not in df.columns]):
+        raise ProfileValidationError(f"{table} table lacks required column(s) {missing}")
+    cols: dict[str, Any] = {}
+    for col, dtype in spec.items():
+        if col in df.columns:
+            cols[col] = _as_dtype(df[col], dtype, table, col)
+        elif table == "events" and col == "id":
+            cols[col] = np.arange(n, dtype="int64")
+        elif table == "events" and col == "track":
+            cols[col] = pd.Categorical(np.full(n, "main", dtype=object))
+        elif table == "events" and col == "device":
+            cols[col] = pd.Categorical(np.full(n, "cpu", dtype=object))
+        else:
+            cols[col] = _empty_column(dtype, n)
+    out = pd.DataFrame(cols, index=pd.RangeIndex(n))
+    for col in df.columns:
+        if col not in spec:
+            out[col] = df[col].to_numpy() if not isinstance(df[col].dtype, pd.CategoricalDtype) else df[col].array
+    return out
+
+
+def _as_dtype(series, dtype: str, table: str, col: str):
+    s = series if isinstance(series, pd.Series) else pd.Series(series)
+    try:
+        if dtype == "category":
+            if isinstance(s.dtype, pd.CategoricalDtype):
+                cats = s.cat.categories
+                if len(cats) and not all(isinstance(c, str) for c in cats[:64]):
+                    s = s.cat.rename_categories([str(c) for c in cats])
+                return s.array
+            values = s.to_numpy(dtype=object)
+            mask = pd.isna(values)
+            if mask.any():
+                values = values.copy()
+                values[mask] = None
+            return pd.Categorical(np.where(mask, None, values.astype(str)) if not mask.all() else values)
+        if dtype.startswith("int"):
+            if s.isna().any():
+                raise ProfileValidationError(f"{table}.{col} has missing values; it must be {dtype}")
+            return s.to_numpy().astype(dtype, copy=False)
+        return s.to_numpy(dtype="float64")
+    except ProfileValidationError:
+        raise
+    except (TypeError, ValueError) as exc:
+        raise ProfileValidationError(f"{table}.{col} cannot be read as {dtype}: {exc}") from exc
+
+
+def new_meta(name: str = "", **fields) -> dict:
+    meta = {
+        "name": name,
+        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "source": {},
+        "status": "ok",
+        "t0_ns": 0,
+        "wall_ns": None,
+        "environment": {},
+        "devices": [],
+        "collectors": {},
+        "options": {},
+        "dropped": {},
+    }
+    meta.update(fields)
+    return meta
+
+
+class Profile:
+    """One run of a cell, a script, or one imported trace.
+
+    ``events``, ``memory`` and ``counters`` are DataFrames in DESIGN.md's schema; ``meta`` is a
+    JSON-serialisable dict. Construction conforms dtypes; ``validate()`` checks the invariants.
+    """
+
+    def __init__(self, events=None, memory=None, counters=None, meta: dict | None = None):
+        self.events = conform("events", events)
+        self.memory = conform("memory", memory)
+        self.counters = conform("counters", counters)
+        self.meta = new_meta(**(meta or {}))
+
+    # -- identity ---------------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return self.meta.get("name") or ""
+
+    @property
+    def status(self) -> str:
+        return self.meta.get("status", "ok")
+
+    @property
+    def wall_ns(self) -> int:
+        """End-to-end time: the measured wall time if recorded, else the events' extent."""
+        wall = self.meta.get("wall_ns")
+        if wall is not None:
+            return int(wall)
+        ev = self.events
+        if not len(ev):
+            return 0
+        return int((ev["start_ns"] + ev["dur_ns"]).max() - ev["start_ns"].min())
+
+    def copy(self) -> "Profile":
+        return Profile(self.events.copy(), self.memory.copy(), self.counters.copy(), copy.deepcopy(self.meta))
+
+    def __len__(self) -> int:
+        return len(self.events)
+
+    # -- checks -----------------------------------------------------------------------------
+    def validate(self) -> "Profile":
+        """Raise ProfileValidationError if a table breaks the contract; return self otherwise."""
+        problems: list[str] = []
+        for table, spec in TABLES.items():
+            df = getattr(self, table)
+            for col, dtype in spec.items():
+                if col not in df.columns:
+                    problems.append(f"{table}.{col} is missing")
+                elif str(df[col].dtype) != dtype:
+                    problems.append(f"{table}.{col} is {df[col].dtype}, expected {dtype}")
+        if problems:
+            raise ProfileValidationError("; ".join(problems))
+        ev = self.events
+        if len(ev):
+            if (ev["dur_ns"].to_numpy() < 0).any():
+                problems.append(f"events.dur_ns has {(ev['dur_ns'] < 0).sum()} negative durations")
+            if not ev["id"].is_unique:
+                problems.append("events.id is not unique")
+            parents = ev["parent"].to_numpy()
+            has_parent = parents >= 0
+            if has_parent.any() and not np.isin(parents[has_parent], ev["id"].to_numpy()).all():
+                problems.append("events.parent refers to ids that do not exist")
+            unknown = set(ev["cat"].cat.categories) - set(EVENT_CATS)
+            if unknown:
+                problems.append(f"events.cat has values outside the vocabulary: {sorted(unknown)}")
+            if ev["name"].isna().any():
+                problems.append("events.name has missing values")
+        if not isinstance(self.meta.get("t0_ns", 0), (int, np.integer)):
+            problems.append("meta.t0_ns must be an integer (epoch ns or 0)")
+        if problems:
+            raise ProfileValidationError(f"profile {self.name!r}: " + "; ".join(problems))
+        return self
+
+    # -- views (thin delegations; the work lives in analyze/ and report/) -------------------
+    def hotspots(self, by: str = "name", **kwargs) -> pd.DataFrame:
+        from .analyze.hotspots import hotspots
+
+        return hotspots(self.events, by=by, **kwargs)
+
+    def summary_text(self) -> str:
+        from .report.static import summary_text
+
+        return summary_text(self)
+
+    def _repr_html_(self) -> str:
+        from .report.static import summary_html
+
+        return summary_html(self)
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        return {"text/plain": self.summary_text(), "text/html": self._repr_html_()}
+
+    def __repr__(self) -> str:
+        return (f"<Profile {self.name!r} status={self.status} events={len(self.events)} "
+                f"wall={self.wall_ns / 1e6:.3f} ms>")

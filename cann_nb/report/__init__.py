@@ -1,0 +1,1 @@
+"""Rendering of profiles as static text/HTML (notebook fallback) and self-contained reports."""

@@ -1,0 +1,1 @@
+"""anywidget views of a Profile (front-end source in js/)."""

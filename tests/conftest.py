@@ -1,0 +1,27 @@
+"""Shared fixtures. Real sample data lives outside the repository (see DESIGN.md)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+os.environ.setdefault("KINETO_LOG_LEVEL", "99")
+
+
+def real_data_dir() -> Path:
+    return Path(os.environ.get("CANN_NB_REAL_DATA") or ROOT.parent / "shared" / "data" / "real")
+
+
+@pytest.fixture(scope="session")
+def real_data() -> Path:
+    """The shared real profiler outputs; under CI=true their absence is a failure, not a skip."""
+    path = real_data_dir()
+    if not path.is_dir():
+        msg = f"real sample data not found at {path} (set CANN_NB_REAL_DATA)"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(msg)
+        pytest.skip(msg)
+    return path
