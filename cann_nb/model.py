@@ -243,3 +243,23 @@ class Profile:
     def __repr__(self) -> str:
         return (f"<Profile {self.name!r} status={self.status} events={len(self.events)} "
                 f"wall={self.wall_ns / 1e6:.3f} ms>")
+
+
+def concat(table: str, frames: list) -> pd.DataFrame:
+    """Concatenate conformed tables, unifying categoricals (plain pd.concat would turn them to object)."""
+    frames = [conform(table, f) for f in frames if f is not None and len(f)]
+    if not frames:
+        return conform(table, None)
+    if len(frames) == 1:
+        return frames[0]
+    columns = list(dict.fromkeys(c for f in frames for c in f.columns))
+    out = {}
+    for col in columns:
+        parts = [f[col] if col in f.columns else pd.Series(np.full(len(f), np.nan)) for f in frames]
+        if any(isinstance(p.dtype, pd.CategoricalDtype) for p in parts):
+            cats = [p.astype(str).where(p.notna()).astype("category") if not isinstance(p.dtype, pd.CategoricalDtype)
+                    else p for p in parts]
+            out[col] = pd.api.types.union_categoricals([c.array for c in cats], ignore_order=True)
+        else:
+            out[col] = np.concatenate([p.to_numpy() for p in parts])
+    return conform(table, pd.DataFrame(out))

@@ -1,0 +1,173 @@
+"""One profiling run: starts the chosen collectors around the user's code and merges their output.
+
+Used by the %%cann_profile magic, ``python -m cann_nb run`` and the Python API alike, so that all
+three collect the same way. ``start``/``mark_step``/``stop`` are what run around user code and stay
+cheap; ``finish`` does the conversion afterwards.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+import traceback
+
+import numpy as np
+import pandas as pd
+
+from .. import collect
+from ..model import Profile, concat, new_meta
+from .base import CollectOptions, Collector
+
+_warned: set[str] = set()
+
+
+def auto_collectors() -> tuple[str, ...]:
+    """torch + host when the user's code has imported torch, otherwise the Python tracer + host.
+
+    A cell that never imported torch produces no torch ops, so the function tracer is the collector
+    that can say where its time went (numpy, pure Python).
+    """
+    return ("torch", "host") if "torch" in sys.modules else ("python", "host")
+
+
+def warn_once(key: str, message: str) -> None:
+    if key not in _warned:
+        _warned.add(key)
+        print(f"cann_nb: {message}", file=sys.stderr)
+
+
+class CollectionSession:
+    def __init__(self, name: str, collectors=None, options: CollectOptions | None = None,
+                 source: dict | None = None):
+        self.name = name
+        self.requested = tuple(collectors) if collectors else auto_collectors()
+        self.options = options or CollectOptions()
+        self.source = source or {}
+        self.t0_ns = 0
+        self.active: list[Collector] = []
+        self.collector_meta: dict[str, dict] = {}
+        self.steps_ns: list[int] = []
+        self.status = "ok"
+        self.error: str | None = None
+        self._t_start = self._t_stop = None
+        self.running = False
+
+    # -- around the user's code --------------------------------------------------------------
+    def start(self) -> None:
+        self.t0_ns = time.time_ns()
+        for name in self.requested:
+            cls = collect.get(name)
+            reason = cls.unavailable_reason()
+            if reason:
+                self.collector_meta[name] = {"status": "unavailable", "reason": reason}
+                warn_once(f"unavailable:{name}", f"collector {name!r} unavailable: {reason}")
+                continue
+            inst = cls(self.options, self.t0_ns)
+            try:
+                inst.start()
+            except Exception as exc:  # one broken collector must not stop the others
+                inst.close()
+                self.collector_meta[name] = {"status": "error", "reason": f"start failed: {exc!r}"}
+                warn_once(f"start:{name}", f"collector {name!r} failed to start: {exc!r}")
+                continue
+            self.active.append(inst)
+            self.collector_meta[name] = {"status": "ok"}
+        self.running = True
+        self._t_start = time.perf_counter_ns()
+        self._start_ns = time.time_ns() - self.t0_ns
+
+    def mark_step(self) -> None:
+        self.steps_ns.append(time.time_ns() - self.t0_ns)
+
+    def stop(self, status: str = "ok", error: str | None = None) -> None:
+        """Stop recording (idempotent). status is ok, failed or interrupted."""
+        if not self.running:
+            return
+        self._t_stop = time.perf_counter_ns()
+        self._stop_ns = time.time_ns() - self.t0_ns
+        self.running = False
+        self.status, self.error = status, error
+        for inst in reversed(self.active):
+            try:
+                inst.stop()
+            except Exception as exc:
+                self.collector_meta[inst.name] = {"status": "error", "reason": f"stop failed: {exc!r}"}
+
+    # -- afterwards ----------------------------------------------------------------------------
+    def finish(self) -> Profile:
+        """Convert every collector's data into one Profile (call after stop)."""
+        self.stop()
+        events, memory, counters, devices, dropped = [], [], [], [], {}
+        next_id = 0
+        timings = {}
+        for inst in self.active:
+            t = time.perf_counter()
+            try:
+                got = inst.result()
+            except Exception as exc:
+                self.collector_meta[inst.name] = {"status": "error", "reason": f"conversion failed: {exc!r}",
+                                                  "traceback": traceback.format_exc(limit=5)}
+                warn_once(f"result:{inst.name}", f"collector {inst.name!r} failed: {exc!r}")
+                continue
+            finally:
+                inst.close()
+            timings[inst.name] = round(time.perf_counter() - t, 6)
+            ev = got.events
+            if ev is not None and len(ev):
+                ev = ev.copy()
+                ids = ev["id"].to_numpy() if "id" in ev else np.arange(len(ev))
+                offset = next_id - int(ids.min())
+                ev["id"] = ids + offset
+                if "parent" in ev:
+                    par = ev["parent"].to_numpy()
+                    ev["parent"] = np.where(par >= 0, par + offset, -1)
+                if got.memory is not None and len(got.memory) and "event_id" in got.memory:
+                    mem = got.memory.copy()
+                    eid = mem["event_id"].to_numpy()
+                    mem["event_id"] = np.where(eid >= 0, eid + offset, -1)
+                    got.memory = mem
+                next_id = int(ev["id"].max()) + 1
+                events.append(ev)
+            memory.append(got.memory)
+            counters.append(got.counters)
+            devices.extend(d for d in got.devices if d not in devices)
+            self.collector_meta[inst.name] = {"status": "ok", **got.meta}
+            if got.dropped:
+                dropped[inst.name] = int(got.dropped)
+                warn_once(f"dropped:{inst.name}", f"collector {inst.name!r} dropped {got.dropped} events "
+                          "(buffer full); the profile says so in meta['dropped']")
+        self.active = []
+        events.append(self._step_events(next_id))
+        wall = (self._t_stop - self._t_start) if self._t_start is not None and self._t_stop else 0
+        from .environment import describe_environment
+
+        meta = new_meta(
+            self.name, source=self.source, status=self.status, error=self.error, t0_ns=int(self.t0_ns),
+            wall_ns=int(wall), window_ns=[int(self._start_ns), int(self._stop_ns)] if self._t_stop else None,
+            environment=describe_environment(), devices=devices, collectors=self.collector_meta,
+            options=self.options.as_dict(), dropped=dropped, conversion_s=timings,
+        )
+        return Profile(concat("events", events), concat("memory", memory), concat("counters", counters), meta)
+
+    def close(self) -> None:
+        """Stop and release every collector without converting (errors, Ctrl-C while saving)."""
+        self.stop(self.status, self.error)
+        for inst in self.active:
+            try:
+                inst.close()
+            except Exception:
+                pass
+        self.active = []
+
+    def _step_events(self, first_id: int) -> pd.DataFrame | None:
+        if len(self.steps_ns) < 1 or self._t_stop is None:
+            return None
+        starts = np.asarray(self.steps_ns, dtype=np.int64)
+        ends = np.append(starts[1:], self._stop_ns)
+        n = len(starts)
+        return pd.DataFrame({
+            "id": np.arange(first_id, first_id + n, dtype=np.int64),
+            "name": [f"step {i}" for i in range(n)],
+            "cat": "step", "track": "host/steps", "device": "cpu",
+            "start_ns": starts, "dur_ns": ends - starts,
+        })

@@ -1,0 +1,336 @@
+"""%%cann_profile and the line magics.
+
+How a profiled cell runs (so that tracebacks, Out[], history and variables behave as without the
+magic, and IPython's own machinery is not profiled):
+
+1. An input transformer sees a cell starting with ``%%cann_profile ARGS``, parses ARGS and replaces
+   the magic line with a comment (line numbers in tracebacks stay those of the notebook).
+2. An AST transformer rewrites that cell's code into::
+
+       __cann_nb__.begin()
+       try:
+           <the cell's statements>               # looped for --warmup/--repeat
+           __cann_nb__.keep(<last expression>)   # when the cell ends in an expression
+       except BaseException:
+           __cann_nb__.fail()                    # stop collectors before IPython formats the traceback
+           raise
+       __cann_nb__.end()                         # stops collectors, returns the kept value -> Out[n]
+
+3. IPython runs it as any cell; the traceback is the user's own. A post_run_cell hook then converts
+   the collected data, stores the profile and displays it. Errors there are reported in one line.
+
+If the transformers are bypassed (``run_cell_magic`` called directly), the cell magic itself runs the
+cell through ``shell.run_cell`` under the same session.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import sys
+import traceback
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
+from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+
+from . import flags
+from .collect.session import CollectionSession
+from .flags import PROFILE_FLAGS
+from .store import Session
+
+RUNTIME_NAME = "__cann_nb__"
+LOOP_VAR = "__cann_nb_run__"
+MAGIC = "%%cann_profile"
+
+
+def profile_flags(fn):
+    """magic_arguments decorators for the shared PROFILE_FLAGS, plus the magic's own --no-display."""
+    fn = argument("--no-display", dest="display", action="store_false", default=True,
+                  help="store the profile, show nothing")(fn)
+    for flags, kwargs in reversed(PROFILE_FLAGS):
+        fn = argument(*flags, **kwargs)(fn)
+    return magic_arguments()(fn)
+
+
+class _Run:
+    """State of one profiled cell between begin() and the post_run_cell hook."""
+
+    def __init__(self, args, session: CollectionSession):
+        self.args = args
+        self.session = session
+        self.value = None
+        self.finished = False
+
+
+@magics_class
+class CannNbMagics(Magics):
+    def __init__(self, shell, runtime: "Runtime"):
+        super().__init__(shell)
+        self.runtime = runtime
+
+    @profile_flags
+    @cell_magic
+    def cann_profile(self, line, cell):
+        """Profile a cell with real collectors, store the profile and show a summary.
+
+        Example::
+
+            %%cann_profile -n cnn --shapes
+            model(x)
+        """
+        args = self.runtime.parse(line)
+        # Reached only when the input transformer was bypassed (e.g. run_cell_magic called directly).
+        self.runtime.begin(args)
+        try:
+            result = self.shell.run_cell(cell, store_history=False)
+        except BaseException:
+            self.runtime.fail()
+            raise
+        if result.error_in_exec is not None:
+            self.runtime.fail(result.error_in_exec)
+        self.runtime.end()
+        self.runtime.finalize()
+
+    @magic_arguments()
+    @argument("-o", "--output", default=None, help="store directory (default: $CANN_NB_DIR or ./profile_results)")
+    @argument("--versions", action="store_true", help="include older versions (NAME@k)")
+    @line_magic
+    def cann_list(self, line):
+        """The profiles in the session store as a DataFrame."""
+        args = parse_argstring(self.cann_list, line)
+        return self.runtime.store(args.output).list(versions=args.versions)
+
+
+class _CellRewriter(ast.NodeTransformer):
+    """Wraps a profiled cell's module in begin/try/except/end (see the module docstring)."""
+
+    def __init__(self, runtime: "Runtime"):
+        self.runtime = runtime
+
+    def visit_Module(self, node: ast.Module):
+        args = self.runtime.pending
+        if args is None:
+            return node
+        self.runtime.pending = None
+        self.runtime.armed = args
+        try:
+            return rewrite(node, loop=args.repeat > 1 or args.warmup > 0)
+        except Exception:  # IPython drops a transformer that raises; keep the cell runnable instead
+            self.runtime.armed = None
+            traceback.print_exc()
+            return node
+
+
+def _call(method: str, *args) -> ast.Call:
+    return ast.Call(ast.Attribute(ast.Name(RUNTIME_NAME, ast.Load()), method, ast.Load()), list(args), [])
+
+
+def rewrite(module: ast.Module, loop: bool) -> ast.Module:
+    body = list(module.body)
+    if body and isinstance(body[-1], ast.Expr):
+        last = body.pop()
+        body.append(ast.copy_location(ast.Expr(_call("keep", last.value)), last))
+    if not body:
+        body = [ast.Pass()]
+    if loop:
+        body = [ast.For(ast.Name(LOOP_VAR, ast.Store()), _call("runs"), body, [])]
+    handler = ast.ExceptHandler(ast.Name("BaseException", ast.Load()), None,
+                                [ast.Expr(_call("fail")), ast.Raise()])
+    new = [ast.Expr(_call("begin")), ast.Try(body, [handler], [], []), ast.Expr(_call("end"))]
+    anchor = module.body[0] if module.body else None
+    for stmt in new:
+        if anchor is not None:
+            ast.copy_location(stmt, anchor)
+    module.body = new
+    return ast.fix_missing_locations(module)
+
+
+class Runtime:
+    """Everything the extension adds to one shell; ``unload()`` removes all of it."""
+
+    def __init__(self, shell):
+        self.shell = shell
+        self.magics = CannNbMagics(shell, self)
+        self.rewriter = _CellRewriter(self)
+        self.pending = None   # args parsed by the input transformer, waiting for the AST transformer
+        self.armed = None     # args of the cell about to run (rewritten)
+        self.run: _Run | None = None
+        self.last = None      # the last Profile made
+        self._stores: dict[str, Session] = {}
+        transform = self._transform  # a plain function, so it can carry IPython's flag
+        self.transformer = lambda lines: transform(lines)
+        self.transformer.has_side_effects = True  # keep IPython's is-complete check from calling it
+
+    # -- install / remove ---------------------------------------------------------------------
+    def install(self) -> None:
+        os.environ.setdefault("KINETO_LOG_LEVEL", "99")  # before torch's first profile
+        self.shell.register_magics(self.magics)
+        self.shell.input_transformers_cleanup.append(self.transformer)
+        self.shell.ast_transformers.append(self.rewriter)
+        self.shell.events.register("post_run_cell", self.post_run_cell)
+        self.shell.user_ns[RUNTIME_NAME] = self
+        self.shell.user_ns_hidden[RUNTIME_NAME] = self
+
+    def unload(self) -> None:
+        if self.run is not None:
+            self.run.session.close()
+            self.run = None
+        for kind in ("cell", "line"):
+            registry = self.shell.magics_manager.magics[kind]
+            for name, fn in list(registry.items()):
+                if getattr(fn, "__self__", None) is self.magics:
+                    del registry[name]
+        self.shell.magics_manager.registry.pop(type(self.magics).__name__, None)
+        for lst, item in ((self.shell.input_transformers_cleanup, self.transformer),
+                          (self.shell.ast_transformers, self.rewriter)):
+            while item in lst:
+                lst.remove(item)
+        try:
+            self.shell.events.unregister("post_run_cell", self.post_run_cell)
+        except ValueError:
+            pass
+        self.shell.user_ns.pop(RUNTIME_NAME, None)
+        self.shell.user_ns_hidden.pop(RUNTIME_NAME, None)
+
+    # -- parsing ------------------------------------------------------------------------------
+    def parse(self, line: str):
+        args = parse_argstring(self.magics.cann_profile, line)
+        try:
+            flags.check(args)
+        except flags.FlagError as exc:
+            raise UsageError(str(exc)) from None
+        return args
+
+    def _transform(self, lines: list[str]) -> list[str]:
+        if not lines:
+            return lines
+        first = lines[0]
+        if not (first.startswith(MAGIC) and (len(first) == len(MAGIC) or first[len(MAGIC)].isspace())):
+            return lines
+        arg_line = first[len(MAGIC):].strip()
+        if arg_line.endswith("?"):
+            return lines  # help: let IPython handle it
+        try:
+            args = self.parse(arg_line)
+        except UsageError:
+            return lines  # the real cell magic reports the error with IPython's usual formatting
+        self.pending = args
+        return ["# " + first.rstrip("\n") + "\n"] + lines[1:]
+
+    # -- called from the rewritten cell ------------------------------------------------------------
+    def begin(self, args=None) -> None:
+        args = args or self.armed
+        self.armed = None
+        if self.run is not None:  # a previous run never reached post_run_cell
+            self.run.session.close()
+        name = args.name or f"cell_{self.shell.execution_count}"
+        options = flags.options(args)
+        source = {"kind": "cell", "execution_count": self.shell.execution_count,
+                  "cell": self._raw_cell(), "repeat": args.repeat, "warmup": args.warmup}
+        session = CollectionSession(name, args.collector_names, options, source)
+        self.run = _Run(args, session)
+        if args.warmup == 0:
+            session.start()
+
+    def runs(self):
+        """The loop of a --warmup/--repeat cell: warm-up runs unprofiled, then one step per repeat."""
+        run = self.run
+        for _ in range(run.args.warmup):
+            yield "warmup"
+        if not run.session.running:
+            run.session.start()
+        for i in range(run.args.repeat):
+            if run.args.repeat > 1:
+                run.session.mark_step()
+            yield i
+
+    def keep(self, value):
+        if self.run is not None:
+            self.run.value = value
+
+    def fail(self, exc: BaseException | None = None) -> None:
+        if exc is None:
+            exc = sys.exc_info()[1]
+        if self.run is None:
+            return
+        interrupted = isinstance(exc, KeyboardInterrupt)
+        self.run.session.stop("interrupted" if interrupted else "failed",
+                              f"{type(exc).__name__}: {exc}" if exc is not None else None)
+
+    def end(self):
+        run = self.run
+        if run is None:
+            return None
+        run.session.stop()
+        self.shell.user_ns.pop(LOOP_VAR, None)
+        value, run.value = run.value, None
+        return value
+
+    # -- after the cell --------------------------------------------------------------------------
+    def post_run_cell(self, result=None) -> None:
+        self.pending = self.armed = None
+        if self.run is None:
+            return
+        self.shell.user_ns.pop(LOOP_VAR, None)
+        try:
+            self.finalize()
+        except KeyboardInterrupt:
+            print("cann_nb: interrupted while saving the profile; nothing was stored", file=sys.stderr)
+
+    def finalize(self) -> None:
+        run, self.run = self.run, None
+        if run is None:
+            return
+        session = run.session
+        try:
+            session.stop()
+            profile = session.finish()
+        except Exception as exc:
+            session.close()
+            print(f"cann_nb: could not build the profile {session.name!r}: {exc!r}", file=sys.stderr)
+            return
+        profile.meta["options"].update(repeat=run.args.repeat, warmup=run.args.warmup)
+        store = self.store(run.args.output)
+        try:
+            stored = store.add(profile)
+            profile.meta["stored_at"] = str(store.path(stored))
+        except Exception as exc:
+            print(f"cann_nb: {exc}", file=sys.stderr)
+        self.last = profile
+        if run.args.display:
+            from IPython.display import display
+
+            display(profile)
+
+    def store(self, output=None) -> Session:
+        root = os.path.abspath(output or os.environ.get("CANN_NB_DIR") or "profile_results")
+        if root not in self._stores:
+            self._stores[root] = Session(root)
+        return self._stores[root]
+
+    def _raw_cell(self) -> str:
+        hist = getattr(self.shell.history_manager, "input_hist_raw", None)
+        return hist[-1] if hist else ""
+
+
+_RUNTIMES: dict[int, Runtime] = {}
+
+
+def load_ipython_extension(ipython) -> None:
+    key = id(ipython)
+    if key in _RUNTIMES:
+        return
+    runtime = Runtime(ipython)
+    runtime.install()
+    _RUNTIMES[key] = runtime
+
+
+def unload_ipython_extension(ipython) -> None:
+    runtime = _RUNTIMES.pop(id(ipython), None)
+    if runtime is not None:
+        runtime.unload()
+
+
+def runtime_for(ipython) -> Runtime | None:
+    return _RUNTIMES.get(id(ipython))

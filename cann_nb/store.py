@@ -1,0 +1,259 @@
+"""The session store: profiles by name, persisted as Parquet + JSON, readable without cann_nb.
+
+On disk (``root`` = --output, $CANN_NB_DIR or ./profile_results)::
+
+    root/NAME/meta.json  events.parquet  memory.parquet  counters.parquet   the latest version of NAME
+    root/NAME@1/ ...                                                         older versions, kept
+
+A profile is written into ``root/.tmp-*`` and renamed into place, so a crash or a full disk never
+leaves a half profile under a real name. Reusing a name keeps the earlier profile as ``NAME@k``
+(k its version) rather than overwriting it: ``session["NAME"]`` is the latest, ``session["NAME@1"]``
+the first.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import uuid
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .errors import StoreError, TraceFormatError
+from .model import TABLES, Profile
+
+DEFAULT_DIR = "profile_results"
+META_FILE = "meta.json"
+_NAME_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-+=]{0,127}$")
+_VERSIONED_RE = re.compile(r"^(?P<base>.+)@(?P<version>\d+)$")
+
+
+def default_root() -> Path:
+    return Path(os.environ.get("CANN_NB_DIR") or DEFAULT_DIR)
+
+
+def check_name(name: str) -> str:
+    if not isinstance(name, str) or not _NAME_RE.match(name) or name.endswith("."):
+        raise ValueError(
+            f"invalid profile name {name!r}: use letters, digits and _ . - + = (at most 128, not starting "
+            "with '.' or '-'); it becomes a directory name")
+    return name
+
+
+def is_profile_dir(path: Path) -> bool:
+    return (Path(path) / META_FILE).is_file()
+
+
+def _json_default(obj):
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, np.floating):
+        return None if np.isnan(obj) else float(obj)
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, (Path, pd.Timestamp)):
+        return str(obj)
+    if isinstance(obj, (set, tuple)):
+        return list(obj)
+    return repr(obj)
+
+
+def write_profile_dir(profile: Profile, directory: Path) -> None:
+    """Write one profile's files into an existing (empty) directory, fsynced."""
+    for table in TABLES:
+        df = getattr(profile, table)
+        path = directory / f"{table}.parquet"
+        df.to_parquet(path, engine="pyarrow", index=False, compression="zstd")
+        _fsync(path)
+    meta_path = directory / META_FILE
+    with open(meta_path, "w", encoding="utf-8") as fh:
+        json.dump(profile.meta, fh, default=_json_default, indent=1, allow_nan=False)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def read_profile_dir(directory) -> Profile:
+    """Read a profile directory written by ``write_profile_dir``."""
+    directory = Path(directory)
+    meta_path = directory / META_FILE
+    try:
+        with open(meta_path, encoding="utf-8") as fh:
+            meta = json.load(fh)
+    except FileNotFoundError:
+        raise TraceFormatError(directory, expected=f"a cann_nb profile directory with {META_FILE}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise TraceFormatError(meta_path, where=str(getattr(exc, "pos", "")), expected="JSON",
+                               detail=str(exc)) from None
+    if not isinstance(meta, dict):
+        raise TraceFormatError(meta_path, expected="a JSON object")
+    tables = {}
+    for table in TABLES:
+        path = directory / f"{table}.parquet"
+        if not path.exists():
+            tables[table] = None
+            continue
+        try:
+            tables[table] = pd.read_parquet(path, engine="pyarrow")
+        except Exception as exc:  # pyarrow raises several types for corrupt files
+            raise TraceFormatError(path, expected="a Parquet table", detail=f"{type(exc).__name__}: {exc}") from None
+    try:
+        return Profile(tables["events"], tables["memory"], tables["counters"], meta)
+    except ValueError as exc:
+        raise TraceFormatError(directory, expected="tables in cann_nb's schema", detail=str(exc)) from None
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+class Session(Mapping):
+    """Every profile under one directory, by name. Profiles load lazily and are cached."""
+
+    def __init__(self, root=None):
+        self.root = Path(root) if root is not None else default_root()
+        self._cache: dict[str, Profile] = {}
+
+    # -- reading -----------------------------------------------------------------------------
+    def names(self, versions: bool = False) -> list[str]:
+        """Stored names, oldest first; with versions=True also the ``NAME@k`` older versions."""
+        if not self.root.is_dir():
+            return []
+        found = []
+        for entry in self.root.iterdir():
+            if entry.name.startswith(".") or not is_profile_dir(entry):
+                continue
+            if not versions and _VERSIONED_RE.match(entry.name):
+                continue
+            found.append((entry.stat().st_mtime, entry.name))
+        return [n for _, n in sorted(found)]
+
+    def path(self, name: str) -> Path:
+        return self.root / name
+
+    def __getitem__(self, name: str) -> Profile:
+        if isinstance(name, int):
+            name = self.names()[name]
+        if name in self._cache:
+            return self._cache[name]
+        directory = self.path(name)
+        if not is_profile_dir(directory):
+            known = ", ".join(self.names()) or "none"
+            raise KeyError(f"no profile {name!r} in {self.root} (stored: {known})")
+        profile = read_profile_dir(directory)
+        self._cache[name] = profile
+        return profile
+
+    def __contains__(self, name) -> bool:
+        return isinstance(name, str) and is_profile_dir(self.path(name))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names())
+
+    def __len__(self) -> int:
+        return len(self.names())
+
+    def versions(self, name: str) -> list[str]:
+        base = self._base(name)
+        return [n for n in self.names(versions=True) if n == base or n.startswith(base + "@")]
+
+    def list(self, versions: bool = False) -> pd.DataFrame:
+        """One row per stored profile: name, version, status, created, wall_ms, events, source, path."""
+        rows = []
+        for name in self.names(versions=versions):
+            try:
+                with open(self.path(name) / META_FILE, encoding="utf-8") as fh:
+                    meta = json.load(fh)
+            except (OSError, ValueError) as exc:
+                rows.append({"name": name, "status": f"unreadable: {exc}"})
+                continue
+            wall = meta.get("wall_ns")
+            rows.append({
+                "name": name,
+                "version": meta.get("version", 1),
+                "status": meta.get("status", "ok"),
+                "created": meta.get("created"),
+                "wall_ms": wall / 1e6 if wall is not None else np.nan,
+                "events": meta.get("counts", {}).get("events", np.nan),
+                "source": _describe_source(meta.get("source")),
+                "path": str(self.path(name)),
+            })
+        cols = ["name", "version", "status", "created", "wall_ms", "events", "source", "path"]
+        return pd.DataFrame(rows, columns=cols)
+
+    # -- writing -----------------------------------------------------------------------------
+    def add(self, profile: Profile, name: str | None = None) -> str:
+        """Persist ``profile`` under ``name`` (default: its meta name) atomically; return the name.
+
+        If the name exists, the existing profile is kept as ``NAME@k`` and this becomes version k+1.
+        """
+        name = check_name(name or profile.name)
+        self.root.mkdir(parents=True, exist_ok=True)
+        tmp = self.root / f".tmp-{name}-{uuid.uuid4().hex[:8]}"
+        target = self.path(name)
+        try:
+            tmp.mkdir()
+            previous = self._version_of(target)
+            profile.meta["name"] = name
+            profile.meta["version"] = previous + 1
+            profile.meta["counts"] = {t: int(len(getattr(profile, t))) for t in TABLES}
+            write_profile_dir(profile, tmp)
+            if is_profile_dir(target):
+                os.replace(target, self.root / f"{name}@{previous}")
+            os.replace(tmp, target)
+        except BaseException as exc:  # incl. KeyboardInterrupt: never leave the temp dir behind
+            shutil.rmtree(tmp, ignore_errors=True)
+            if isinstance(exc, OSError):
+                raise StoreError(f"could not store profile {name!r} in {self.root}: {exc}; "
+                                 "the store was left unchanged") from exc
+            raise
+        self._cache[name] = profile
+        self._cache.pop(f"{name}@{previous}", None)
+        return name
+
+    def remove(self, name: str) -> None:
+        directory = self.path(name)
+        if not is_profile_dir(directory):
+            raise KeyError(f"no profile {name!r} in {self.root}")
+        trash = self.root / f".tmp-del-{uuid.uuid4().hex[:8]}"
+        os.replace(directory, trash)
+        shutil.rmtree(trash, ignore_errors=True)
+        self._cache.pop(name, None)
+
+    # -- helpers -----------------------------------------------------------------------------
+    @staticmethod
+    def _base(name: str) -> str:
+        m = _VERSIONED_RE.match(name)
+        return m.group("base") if m else name
+
+    def _version_of(self, directory: Path) -> int:
+        if not is_profile_dir(directory):
+            # a crash between the two renames of add() can leave only NAME@k: continue after it
+            olds = [int(m.group("version")) for n in self.names(versions=True)
+                    if (m := _VERSIONED_RE.match(n)) and m.group("base") == directory.name]
+            return max(olds, default=0)
+        try:
+            with open(directory / META_FILE, encoding="utf-8") as fh:
+                return int(json.load(fh).get("version", 1))
+        except (OSError, ValueError):
+            return 1
+
+    def _repr_html_(self) -> str:
+        return self.list().to_html(index=False, escape=True)
+
+    def __repr__(self) -> str:
+        return f"<cann_nb Session {str(self.root)!r}: {len(self)} profiles>"
+
+
+def _describe_source(source) -> str:
+    if isinstance(source, dict):
+        return str(source.get("path") or source.get("kind") or "")
+    return "" if source is None else str(source)
