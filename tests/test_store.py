@@ -1,0 +1,114 @@
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import cann_nb
+from cann_nb.errors import StoreError, TraceFormatError
+from cann_nb.model import Profile
+from cann_nb.store import Session
+
+
+def make_profile(name="p", n=1000):
+    rng = np.random.default_rng(0)
+    return Profile(
+        events={"name": rng.choice(["aten::mm", "aten::add", "<b>x</b>"], n), "cat": "op",
+                "start_ns": np.arange(n) * 10, "dur_ns": rng.integers(1, 9, n), "shapes": "[[2, 3]]",
+                "core_type": "AI_CORE"},
+        memory={"ts_ns": [1, 2], "device": ["cpu", "cpu"], "delta_bytes": [8, -8], "allocated_bytes": [8, 0]},
+        counters={"ts_ns": [0, 5], "source": "host", "metric": "rss", "value": [1e6, 2e6]},
+        meta={"name": name, "t0_ns": 1_700_000_000_000_000_000, "nested": {"a": [1, 2]}},
+    )
+
+
+def test_round_trip_preserves_tables_dtypes_and_meta(tmp_path):
+    p = make_profile()
+    s = Session(tmp_path)
+    assert s.add(p) == "p"
+    # a new process reads it back, without the in-memory cache
+    code = ("import cann_nb,sys; s=cann_nb.load_session(sys.argv[1]); p=s['p']; p.validate();"
+            "print(len(p.events), p.events['name'].dtype, p.meta['t0_ns'], p.events['core_type'].iloc[0])")
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["1000", "category", "1700000000000000000", "AI_CORE"]
+    q = Session(tmp_path)["p"]
+    pd.testing.assert_frame_equal(q.events, p.events, check_categorical=False)
+    pd.testing.assert_frame_equal(q.memory, p.memory, check_categorical=False)
+    assert q.meta["nested"] == {"a": [1, 2]}
+
+
+def test_files_are_plain_parquet_and_json(tmp_path):
+    Session(tmp_path).add(make_profile())
+    events = pd.read_parquet(tmp_path / "p" / "events.parquet")     # no cann_nb needed
+    assert len(events) == 1000
+    assert json.loads((tmp_path / "p" / "meta.json").read_text())["name"] == "p"
+
+
+def test_reused_name_keeps_the_earlier_version(tmp_path):
+    s = Session(tmp_path)
+    s.add(make_profile(n=10))
+    s.add(make_profile(n=20))
+    s.add(make_profile(n=30))
+    fresh = Session(tmp_path)
+    assert fresh.names() == ["p"]
+    assert sorted(fresh.names(versions=True)) == ["p", "p@1", "p@2"]
+    assert len(fresh["p"].events) == 30 and fresh["p"].meta["version"] == 3
+    assert len(fresh["p@1"].events) == 10
+    listing = fresh.list(versions=True)
+    assert set(listing["version"]) == {1, 2, 3}
+
+
+def test_failed_write_leaves_store_unchanged(tmp_path, monkeypatch):
+    s = Session(tmp_path)
+    s.add(make_profile(n=10))
+    before = sorted(os.listdir(tmp_path))
+
+    def disk_full(*a, **k):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(pd.DataFrame, "to_parquet", disk_full)
+    with pytest.raises(StoreError, match="No space left.*unchanged"):
+        s.add(make_profile(n=20))
+    assert sorted(os.listdir(tmp_path)) == before          # no temp dir left, v1 intact
+    assert len(Session(tmp_path)["p"].events) == 10
+
+
+def test_interrupt_during_write_leaves_no_half_profile(tmp_path, monkeypatch):
+    s = Session(tmp_path)
+    import cann_nb.store as store_mod
+
+    def interrupted(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(store_mod.json, "dump", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        s.add(make_profile())
+    assert os.listdir(tmp_path) == []
+
+
+def test_invalid_names_and_missing_profiles(tmp_path):
+    s = Session(tmp_path)
+    for bad in ["../x", "a/b", ".hidden", "x@1", "-x"]:
+        with pytest.raises(ValueError, match="invalid profile name"):
+            s.add(make_profile(), name=bad)
+    with pytest.raises(KeyError, match="no profile 'nope'"):
+        s["nope"]
+
+
+def test_corrupt_files_give_trace_format_errors(tmp_path):
+    Session(tmp_path).add(make_profile())
+    (tmp_path / "p" / "events.parquet").write_bytes(b"PAR1 garbage")
+    with pytest.raises(TraceFormatError, match="events.parquet"):
+        Session(tmp_path)["p"]
+    (tmp_path / "p" / "meta.json").write_text("{not json")
+    with pytest.raises(TraceFormatError, match="meta.json"):
+        cann_nb.load(tmp_path / "p")
+
+
+def test_load_accepts_a_profile_directory(tmp_path):
+    Session(tmp_path).add(make_profile())
+    p = cann_nb.load(tmp_path / "p", name="renamed")
+    assert p.name == "renamed" and len(p.events) == 1000
