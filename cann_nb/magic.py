@@ -35,6 +35,7 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
 from . import flags
+from .collect import auto
 from .collect.session import CollectionSession
 from .flags import PROFILE_FLAGS
 from .store import Session
@@ -81,6 +82,11 @@ class CannNbMagics(Magics):
         """
         args = self.runtime.parse(line)
         # Reached only when the input transformer was bypassed (e.g. run_cell_magic called directly).
+        if args.collector_names is None:
+            try:
+                args.collector_names = auto.for_cell(ast.parse(cell), self.shell.user_ns)
+            except SyntaxError:
+                pass
         self.runtime.begin(args)
         try:
             result = self.shell.run_cell(cell, store_history=False)
@@ -115,6 +121,8 @@ class _CellRewriter(ast.NodeTransformer):
         self.runtime.pending = None
         self.runtime.armed = args
         try:
+            if args.collector_names is None:
+                args.collector_names = auto.for_cell(node, self.runtime.shell.user_ns)
             return rewrite(node, loop=args.repeat > 1 or args.warmup > 0)
         except Exception:  # IPython drops a transformer that raises; keep the cell runnable instead
             self.runtime.armed = None

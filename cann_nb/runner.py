@@ -10,16 +10,9 @@ import traceback
 from pathlib import Path
 
 from . import flags
+from .collect import auto
 from .collect.session import CollectionSession
 from .model import Profile
-
-_TORCH_IMPORT = re.compile(r"^\s*(import\s+torch|from\s+torch[\s.])", re.MULTILINE)
-
-
-def script_collectors(source: str) -> tuple[str, ...]:
-    """Auto choice for scripts: torch+host when the script imports torch, else python+host."""
-    return ("torch", "host") if _TORCH_IMPORT.search(source) else ("python", "host")
-
 
 def profile_script(script: str, script_args: list[str], args) -> tuple[Profile, int]:
     """Run ``script`` with ``script_args`` under the collectors; return (profile, exit code).
@@ -29,7 +22,7 @@ def profile_script(script: str, script_args: list[str], args) -> tuple[Profile, 
     """
     path = Path(script)
     source = path.read_text(encoding="utf-8", errors="replace")
-    names = args.collector_names or script_collectors(source)
+    names = args.collector_names or auto.for_script(source)
     name = args.name or re.sub(r"[^A-Za-z0-9_.\-]", "_", path.stem) or "script"
     session = CollectionSession(name, names, flags.options(args), {
         "kind": "script", "path": str(path.resolve()), "argv": list(script_args),

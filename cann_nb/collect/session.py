@@ -15,19 +15,11 @@ import numpy as np
 import pandas as pd
 
 from .. import collect
+from . import auto
 from ..model import Profile, concat, new_meta
 from .base import CollectOptions, Collector
 
 _warned: set[str] = set()
-
-
-def auto_collectors() -> tuple[str, ...]:
-    """torch + host when the user's code has imported torch, otherwise the Python tracer + host.
-
-    A cell that never imported torch produces no torch ops, so the function tracer is the collector
-    that can say where its time went (numpy, pure Python).
-    """
-    return ("torch", "host") if "torch" in sys.modules else ("python", "host")
 
 
 def warn_once(key: str, message: str) -> None:
@@ -40,7 +32,7 @@ class CollectionSession:
     def __init__(self, name: str, collectors=None, options: CollectOptions | None = None,
                  source: dict | None = None):
         self.name = name
-        self.requested = tuple(collectors) if collectors else auto_collectors()
+        self.requested = tuple(collectors) if collectors else auto.for_process()
         self.options = options or CollectOptions()
         self.source = source or {}
         self.t0_ns = 0
