@@ -1,0 +1,143 @@
+"""Overhead of %%cann_profile against bare code and bare torch.profiler, side by side in one process.
+
+Two CPU workloads (no downloads): a small CNN training step and a small Transformer encoder
+training step. Each is run as an IPython cell in three ways, interleaved round by round so that
+machine noise hits all three alike:
+
+  bare      the cell as is
+  profiler  the cell inside ``torch.profiler.profile(activities=[CPU], profile_memory=True)``
+            (the options %%cann_profile uses by default), trace export not included
+  cann      ``%%cann_profile --no-display`` (torch + host collectors), split into
+            in-cell time (collectors started -> stopped, what the user waits for while the code runs)
+            and post-processing (trace export, conversion, store write, after the cell)
+
+Reported: medians over rounds, the ratios cann/profiler and profiler/bare, and post-processing as a
+share of the profiled cell's time. Goals: cann in-cell within 5 % of profiler; post < 10 %.
+
+    python benchmarks/overhead.py [--rounds 15] [--markdown]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+
+os.environ.setdefault("KINETO_LOG_LEVEL", "99")
+
+import torch  # noqa: E402
+from IPython.core.interactiveshell import InteractiveShell  # noqa: E402
+
+SETUP = {
+    "cnn": """
+import torch
+from torch import nn
+torch.manual_seed(0)
+torch.set_num_threads(2)
+model = nn.Sequential(nn.Conv2d(3, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                      nn.Conv2d(32, 64, 3, padding=1), nn.ReLU(), nn.AdaptiveAvgPool2d(1),
+                      nn.Flatten(), nn.Linear(64, 10))
+x = torch.randn(32, 3, 64, 64)
+opt = torch.optim.SGD(model.parameters(), lr=0.01)
+def work():
+    for _ in range(3):
+        loss = model(x).logsumexp(1).mean()
+        opt.zero_grad(); loss.backward(); opt.step()
+""",
+    "transformer": """
+import torch
+from torch import nn
+torch.manual_seed(0)
+torch.set_num_threads(2)
+layer = nn.TransformerEncoderLayer(d_model=128, nhead=4, dim_feedforward=256, batch_first=True)
+model = nn.TransformerEncoder(layer, num_layers=2)
+x = torch.randn(16, 64, 128)
+opt = torch.optim.SGD(model.parameters(), lr=0.01)
+def work():
+    for _ in range(3):
+        loss = model(x).pow(2).mean()
+        opt.zero_grad(); loss.backward(); opt.step()
+""",
+}
+
+CELLS = {
+    "bare": "work()",
+    "profiler": ("with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU], "
+                 "profile_memory=True) as _prof:\n    work()"),
+    "cann": "%%cann_profile -n bench --no-display --collectors torch,host\nwork()",
+}
+
+
+def measure(rounds: int) -> dict:
+    ip = InteractiveShell.instance()
+    ip.run_line_magic("load_ext", "cann_nb")
+    from cann_nb.magic import runtime_for
+
+    runtime = runtime_for(ip)
+    post = []
+    original = runtime.finalize
+
+    def timed_finalize():
+        t = time.perf_counter()
+        original()
+        post.append(time.perf_counter() - t)
+
+    runtime.finalize = timed_finalize
+    results = {}
+    for workload, setup in SETUP.items():
+        ip.run_cell(setup)
+        for cell in CELLS.values():  # warm everything once, incl. torch.profiler's first-use cost
+            ip.run_cell(cell)
+        times = {k: [] for k in CELLS}
+        posts = []
+        for _ in range(rounds):
+            for mode, cell in CELLS.items():
+                post.clear()
+                t = time.perf_counter()
+                res = ip.run_cell(cell)
+                total = time.perf_counter() - t
+                if not res.success:
+                    raise SystemExit(f"{workload}/{mode} failed: {res.error_in_exec!r}")
+                if mode == "cann":
+                    posts.append(post[0])
+                    total -= post[0]
+                times[mode].append(total)
+        med = {k: statistics.median(v) for k, v in times.items()}
+        results[workload] = {
+            "bare_ms": med["bare"] * 1e3,
+            "profiler_ms": med["profiler"] * 1e3,
+            "cann_ms": med["cann"] * 1e3,
+            "post_ms": statistics.median(posts) * 1e3,
+            "profiler_over_bare": med["profiler"] / med["bare"],
+            "cann_over_profiler": med["cann"] / med["profiler"],
+            "post_share": statistics.median(posts) / med["cann"],
+            "events": len(runtime.last.events),
+        }
+    return results
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rounds", type=int, default=15)
+    ap.add_argument("--markdown", action="store_true")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["CANN_NB_DIR"] = tmp
+        res = measure(args.rounds)
+    header = ("| workload | events | bare ms | torch.profiler ms | %%cann_profile ms (in cell) | post-processing ms "
+              "| profiler/bare | cann/profiler | post/cell |")
+    print(f"torch {torch.__version__}, python {sys.version.split()[0]}, {os.cpu_count()} cores, "
+          f"{args.rounds} rounds, medians")
+    print(header)
+    print("|" + "---|" * 9)
+    for name, r in res.items():
+        print(f"| {name} | {r['events']:,} | {r['bare_ms']:.1f} | {r['profiler_ms']:.1f} | {r['cann_ms']:.1f} | "
+              f"{r['post_ms']:.1f} | {r['profiler_over_bare']:.3f} | {r['cann_over_profiler']:.3f} | "
+              f"{100 * r['post_share']:.1f} % |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,154 @@
+"""%%cann_profile through a real IPython InteractiveShell."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from IPython.core.error import UsageError
+from IPython.core.interactiveshell import InteractiveShell
+
+import cann_nb
+from cann_nb.magic import RUNTIME_NAME
+
+
+@pytest.fixture
+def ip(tmp_path, monkeypatch):
+    monkeypatch.setenv("CANN_NB_DIR", str(tmp_path / "store"))
+    shell = InteractiveShell.instance()
+    shell.run_line_magic("load_ext", "cann_nb")
+    yield shell
+    shell.run_line_magic("unload_ext", "cann_nb")
+
+
+def run(ip, cell):
+    return ip.run_cell(cell, store_history=True)
+
+
+def stored(tmp_path, name):
+    return cann_nb.load_session(tmp_path / "store")[name]
+
+
+def cann_threads():
+    return [t for t in threading.enumerate() if "cann" in t.name.lower()]
+
+
+def test_cell_behaves_as_without_the_magic(ip, tmp_path):
+    result = run(ip, "%%cann_profile -n plain --collectors host --no-display\nx = 20\ny = x + 1\ny * 2")
+    assert result.success and result.result == 42
+    assert ip.user_ns["x"] == 20 and ip.user_ns["y"] == 21
+    assert ip.user_ns["_"] == 42
+    assert ip.user_ns["Out"][result.execution_count] == 42
+    assert ip.history_manager.input_hist_raw[-1].startswith("%%cann_profile -n plain")
+    assert "__cann_nb_run__" not in ip.user_ns
+    p = stored(tmp_path, "plain")
+    assert p.status == "ok" and p.meta["source"]["kind"] == "cell"
+    assert p.meta["collectors"]["host"]["status"] == "ok"
+    assert p.wall_ns > 0
+    assert not cann_threads()
+
+
+def test_trailing_semicolon_and_statement_cells_show_nothing(ip):
+    assert run(ip, "%%cann_profile -n semi --collectors host --no-display\n41 + 1;").result is None
+    assert run(ip, "%%cann_profile -n stmt --collectors host --no-display\nz = 3").result is None
+    assert ip.user_ns["z"] == 3
+
+
+def test_cell_that_raises_is_stored_as_failed_with_the_usual_traceback(ip, tmp_path, capsys):
+    result = run(ip, "%%cann_profile -n boom --collectors host --no-display\na = 1\n\nb = a / 0")
+    assert isinstance(result.error_in_exec, ZeroDivisionError)
+    out = capsys.readouterr()
+    text = out.out + out.err
+    assert text.count("ZeroDivisionError") >= 1 and "line 4" in text  # notebook line numbers, magic line = 1
+    assert "Traceback" not in text.split("ZeroDivisionError", 1)[1]  # no second traceback after it
+    assert "__cann_nb__" not in text and "cann_nb:" not in text       # our frames and messages stay out
+    p = stored(tmp_path, "boom")
+    assert p.status == "failed" and "ZeroDivisionError" in p.meta["error"]
+    assert ip.user_ns["a"] == 1
+    assert not cann_threads()
+
+
+def test_keyboard_interrupt_keeps_the_partial_profile(ip, tmp_path):
+    result = run(ip, "%%cann_profile -n stopped --collectors host --no-display\n"
+                     "import time\nt = time.perf_counter()\nwhile time.perf_counter() - t < 0.1: pass\n"
+                     "raise KeyboardInterrupt")
+    assert isinstance(result.error_in_exec, KeyboardInterrupt)   # so "Run All" stops
+    p = stored(tmp_path, "stopped")
+    assert p.status == "interrupted"
+    assert p.wall_ns >= 100_000_000
+    assert (p.counters["metric"] == "rss").any()
+    assert not cann_threads()
+
+
+def test_bad_flags_raise_usage_error(ip):
+    for line in ("--bogus", "--repeat 0", "--collectors nope", "-n ../escape", "--repeat x"):
+        result = run(ip, f"%%cann_profile {line}\n1")
+        assert isinstance(result.error_in_exec, UsageError), line
+
+
+def test_help_is_available(ip, capsys):
+    run(ip, "%%cann_profile?")
+    out = capsys.readouterr().out
+    assert "--repeat" in out and "--collectors" in out
+
+
+def test_repeat_and_warmup_run_the_cell_and_mark_steps(ip, tmp_path):
+    ip.user_ns["calls"] = 0
+    result = run(ip, "%%cann_profile -n rep --repeat 3 --warmup 2 --collectors host --no-display\n"
+                     "calls += 1\ncalls")
+    assert result.result == 5 and ip.user_ns["calls"] == 5
+    p = stored(tmp_path, "rep")
+    steps = p.events[p.events["cat"] == "step"]
+    assert len(steps) == 3 and (steps["dur_ns"] > 0).all()
+    assert p.meta["options"]["repeat"] == 3 and p.meta["options"]["warmup"] == 2
+
+
+def test_reused_name_gets_a_new_version(ip, tmp_path):
+    run(ip, "%%cann_profile -n same --collectors host --no-display\n1")
+    run(ip, "%%cann_profile -n same --collectors host --no-display\n2")
+    session = cann_nb.load_session(tmp_path / "store")
+    assert session["same"].meta["version"] == 2
+    assert "same@1" in session.names(versions=True)
+
+
+def test_display_bundle_has_text_and_escaped_html(ip, tmp_path):
+    run(ip, "%%cann_profile -n shown --collectors host --no-display\n1")
+    p = stored(tmp_path, "shown")
+    bundle = p._repr_mimebundle_()
+    assert "cann_nb profile 'shown'" in bundle["text/plain"]
+    assert bundle["text/html"].startswith("<div")
+
+
+def test_cann_list_returns_a_dataframe(ip, tmp_path):
+    run(ip, "%%cann_profile -n listed --collectors host --no-display\n1")
+    table = ip.run_line_magic("cann_list", "")
+    assert "listed" in set(table["name"])
+
+
+def test_numpy_cell_gets_python_function_events_without_ipython_frames(ip, tmp_path):
+    run(ip, "%%cann_profile -n np_cell --collectors python,host --no-display\n"
+            "import numpy as np\na = np.ones((300, 300))\nfor _ in range(3):\n    b = np.linalg.inv(a + np.eye(300))")
+    p = stored(tmp_path, "np_cell")
+    names = set(p.events["name"].astype(str))
+    assert any("inv" in n for n in names), sorted(names)[:20]
+    assert not any(n.startswith(("IPython", "cann_nb")) for n in names), sorted(names)
+
+
+def test_unload_removes_everything(tmp_path, monkeypatch):
+    monkeypatch.setenv("CANN_NB_DIR", str(tmp_path / "store"))
+    shell = InteractiveShell.instance()
+    before_cleanup = list(shell.input_transformers_cleanup)
+    before_ast = list(shell.ast_transformers)
+    before_callbacks = list(shell.events.callbacks["post_run_cell"])
+    shell.run_line_magic("load_ext", "cann_nb")
+    assert shell.find_cell_magic("cann_profile") is not None
+    shell.run_line_magic("unload_ext", "cann_nb")
+    assert shell.find_cell_magic("cann_profile") is None
+    assert shell.find_line_magic("cann_list") is None
+    assert shell.input_transformers_cleanup == before_cleanup
+    assert shell.ast_transformers == before_ast
+    assert shell.events.callbacks["post_run_cell"] == before_callbacks
+    assert RUNTIME_NAME not in shell.user_ns
+    assert not cann_threads()
+    result = shell.run_cell("%%cann_profile\n1")
+    assert isinstance(result.error_in_exec, UsageError)  # "Cell magic not found"
