@@ -4,6 +4,10 @@ On disk (``root`` = --output, $CANN_NB_DIR or ./profile_results)::
 
     root/NAME/meta.json  events.parquet  memory.parquet  counters.parquet   the latest version of NAME
     root/NAME@1/ ...                                                         older versions, kept
+    root/GROUP/group.json  rank=0/<a profile dir>  rank=1/...               a multi-rank group
+
+A group is partitioned by rank the Hive way, so a whole cluster is one scan for other tools, e.g.
+DuckDB ``read_parquet('root/GROUP/*/events.parquet', hive_partitioning=1)`` gives a ``rank`` column.
 
 A profile is written into ``root/.tmp-*`` and renamed into place, so a crash or a full disk never
 leaves a half profile under a real name. Reusing a name keeps the earlier profile as ``NAME@k``
@@ -29,6 +33,7 @@ from .model import TABLES, Profile
 
 DEFAULT_DIR = "profile_results"
 META_FILE = "meta.json"
+GROUP_FILE = "group.json"
 _NAME_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-+=]{0,127}$")
 _VERSIONED_RE = re.compile(r"^(?P<base>.+)@(?P<version>\d+)$")
 
@@ -47,6 +52,14 @@ def check_name(name: str) -> str:
 
 def is_profile_dir(path: Path) -> bool:
     return (Path(path) / META_FILE).is_file()
+
+
+def is_group_dir(path: Path) -> bool:
+    return (Path(path) / GROUP_FILE).is_file()
+
+
+def _stored(path: Path) -> bool:
+    return is_profile_dir(path) or is_group_dir(path)
 
 
 def _json_default(obj):
@@ -129,7 +142,7 @@ class Session(Mapping):
             return []
         found = []
         for entry in self.root.iterdir():
-            if entry.name.startswith(".") or not is_profile_dir(entry):
+            if entry.name.startswith(".") or not _stored(entry):
                 continue
             if not versions and _VERSIONED_RE.match(entry.name):
                 continue
@@ -139,12 +152,17 @@ class Session(Mapping):
     def path(self, name: str) -> Path:
         return self.root / name
 
-    def __getitem__(self, name: str) -> Profile:
+    def __getitem__(self, name: str):
+        """A Profile by name (``NAME``, ``NAME@k``, ``GROUP/rank=N``), or a ProfileGroup for a group."""
         if isinstance(name, int):
             name = self.names()[name]
         if name in self._cache:
             return self._cache[name]
         directory = self.path(name)
+        if is_group_dir(directory):
+            group = ProfileGroup(directory)
+            self._cache[name] = group
+            return group
         if not is_profile_dir(directory):
             known = ", ".join(self.names()) or "none"
             raise KeyError(f"no profile {name!r} in {self.root} (stored: {known})")
@@ -153,7 +171,7 @@ class Session(Mapping):
         return profile
 
     def __contains__(self, name) -> bool:
-        return isinstance(name, str) and is_profile_dir(self.path(name))
+        return isinstance(name, str) and _stored(self.path(name))
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.names())
@@ -169,8 +187,9 @@ class Session(Mapping):
         """One row per stored profile: name, version, status, created, wall_ms, events, source, path."""
         rows = []
         for name in self.names(versions=versions):
+            directory = self.path(name)
             try:
-                with open(self.path(name) / META_FILE, encoding="utf-8") as fh:
+                with open(directory / (GROUP_FILE if is_group_dir(directory) else META_FILE), encoding="utf-8") as fh:
                     meta = json.load(fh)
             except (OSError, ValueError) as exc:
                 rows.append({"name": name, "status": f"unreadable: {exc}"})
@@ -183,10 +202,11 @@ class Session(Mapping):
                 "created": meta.get("created"),
                 "wall_ms": wall / 1e6 if wall is not None else np.nan,
                 "events": meta.get("counts", {}).get("events", np.nan),
+                "ranks": len(meta["ranks"]) if "ranks" in meta else np.nan,
                 "source": _describe_source(meta.get("source")),
                 "path": str(self.path(name)),
             })
-        cols = ["name", "version", "status", "created", "wall_ms", "events", "source", "path"]
+        cols = ["name", "version", "status", "created", "wall_ms", "events", "ranks", "source", "path"]
         return pd.DataFrame(rows, columns=cols)
 
     # -- writing -----------------------------------------------------------------------------
@@ -196,17 +216,53 @@ class Session(Mapping):
         If the name exists, the existing profile is kept as ``NAME@k`` and this becomes version k+1.
         """
         name = check_name(name or profile.name)
+
+        def write(tmp: Path, version: int) -> None:
+            profile.meta["name"] = name
+            profile.meta["version"] = version
+            profile.meta["counts"] = {t: int(len(getattr(profile, t))) for t in TABLES}
+            write_profile_dir(profile, tmp)
+
+        self._write_atomically(name, write)
+        self._cache[name] = profile
+        return name
+
+    def add_group(self, name: str, profiles: dict, meta: dict | None = None) -> str:
+        """Persist one profile per rank as a group ``name`` (partitioned ``rank=N``), atomically."""
+        name = check_name(name)
+        ranks = sorted(int(r) for r in profiles)
+
+        def write(tmp: Path, version: int) -> None:
+            for rank in ranks:
+                p = profiles[rank]
+                p.meta.update(name=f"{name}/rank={rank}", rank=rank, group=name, version=version)
+                p.meta["counts"] = {t: int(len(getattr(p, t))) for t in TABLES}
+                sub = tmp / f"rank={rank}"
+                sub.mkdir()
+                write_profile_dir(p, sub)
+            group_meta = {**(meta or {}), "name": name, "version": version, "ranks": ranks,
+                          "counts": {"events": int(sum(len(profiles[r].events) for r in ranks))}}
+            group_meta.setdefault("created", next(iter(profiles.values())).meta.get("created") if profiles else None)
+            with open(tmp / GROUP_FILE, "w", encoding="utf-8") as fh:
+                json.dump(group_meta, fh, default=_json_default, indent=1, allow_nan=False)
+                fh.flush()
+                os.fsync(fh.fileno())
+
+        self._write_atomically(name, write)
+        self._cache.pop(name, None)
+        return name
+
+    def _write_atomically(self, name: str, write) -> None:
+        """Run ``write(tmp_dir, version)`` then rename into place; keep an existing NAME as NAME@k."""
         self.root.mkdir(parents=True, exist_ok=True)
         tmp = self.root / f".tmp-{name}-{uuid.uuid4().hex[:8]}"
         target = self.path(name)
+        previous = 0
         try:
             tmp.mkdir()
             previous = self._version_of(target)
-            profile.meta["name"] = name
-            profile.meta["version"] = previous + 1
-            profile.meta["counts"] = {t: int(len(getattr(profile, t))) for t in TABLES}
-            write_profile_dir(profile, tmp)
-            if is_profile_dir(target):
+            write(tmp, previous + 1)
+            if _stored(target):
                 os.replace(target, self.root / f"{name}@{previous}")
             os.replace(tmp, target)
         except BaseException as exc:  # incl. KeyboardInterrupt: never leave the temp dir behind
@@ -215,13 +271,11 @@ class Session(Mapping):
                 raise StoreError(f"could not store profile {name!r} in {self.root}: {exc}; "
                                  "the store was left unchanged") from exc
             raise
-        self._cache[name] = profile
         self._cache.pop(f"{name}@{previous}", None)
-        return name
 
     def remove(self, name: str) -> None:
         directory = self.path(name)
-        if not is_profile_dir(directory):
+        if not _stored(directory):
             raise KeyError(f"no profile {name!r} in {self.root}")
         trash = self.root / f".tmp-del-{uuid.uuid4().hex[:8]}"
         os.replace(directory, trash)
@@ -235,13 +289,13 @@ class Session(Mapping):
         return m.group("base") if m else name
 
     def _version_of(self, directory: Path) -> int:
-        if not is_profile_dir(directory):
+        if not _stored(directory):
             # a crash between the two renames of add() can leave only NAME@k: continue after it
             olds = [int(m.group("version")) for n in self.names(versions=True)
                     if (m := _VERSIONED_RE.match(n)) and m.group("base") == directory.name]
             return max(olds, default=0)
         try:
-            with open(directory / META_FILE, encoding="utf-8") as fh:
+            with open(directory / (GROUP_FILE if is_group_dir(directory) else META_FILE), encoding="utf-8") as fh:
                 return int(json.load(fh).get("version", 1))
         except (OSError, ValueError):
             return 1
@@ -257,3 +311,51 @@ def _describe_source(source) -> str:
     if isinstance(source, dict):
         return str(source.get("path") or source.get("kind") or "")
     return "" if source is None else str(source)
+
+
+class ProfileGroup(Mapping):
+    """A stored multi-rank group: rank -> Profile, loaded lazily. ``meta`` is group.json."""
+
+    def __init__(self, directory):
+        self.directory = Path(directory)
+        with open(self.directory / GROUP_FILE, encoding="utf-8") as fh:
+            self.meta = json.load(fh)
+        self._cache: dict[int, Profile] = {}
+
+    @property
+    def name(self) -> str:
+        return self.meta.get("name", self.directory.name)
+
+    @property
+    def ranks(self) -> list[int]:
+        return list(self.meta.get("ranks", []))
+
+    def __getitem__(self, rank) -> Profile:
+        if isinstance(rank, str) and rank.startswith("rank="):
+            rank = rank[5:]
+        rank = int(rank)
+        if rank not in self._cache:
+            if rank not in self.ranks:
+                raise KeyError(f"group {self.name!r} has no rank {rank} (ranks: {self.ranks})")
+            self._cache[rank] = read_profile_dir(self.directory / f"rank={rank}")
+        return self._cache[rank]
+
+    def __iter__(self):
+        return iter(self.ranks)
+
+    def __len__(self) -> int:
+        return len(self.ranks)
+
+    def table(self, table: str = "events") -> pd.DataFrame:
+        """One table of every rank, with a ``rank`` column (what a Hive-partitioned scan gives)."""
+        from .model import concat
+
+        frames = []
+        for rank in self.ranks:
+            df = getattr(self[rank], table).copy()
+            df["rank"] = np.int32(rank)
+            frames.append(df)
+        return concat(table, frames)
+
+    def __repr__(self) -> str:
+        return f"<ProfileGroup {self.name!r}: ranks {self.ranks}>"

@@ -112,3 +112,23 @@ def test_load_accepts_a_profile_directory(tmp_path):
     Session(tmp_path).add(make_profile())
     p = cann_nb.load(tmp_path / "p", name="renamed")
     assert p.name == "renamed" and len(p.events) == 1000
+
+
+def test_groups_are_partitioned_by_rank(tmp_path):
+    s = Session(tmp_path)
+    profiles = {r: make_profile(name=f"r{r}", n=10 + r) for r in range(3)}
+    s.add_group("cluster", profiles, {"world_size": 3})
+    fresh = Session(tmp_path)
+    group = fresh["cluster"]
+    assert group.ranks == [0, 1, 2] and group.meta["world_size"] == 3
+    assert len(group[2].events) == 12 and group[2].meta["rank"] == 2
+    assert len(fresh["cluster/rank=1"].events) == 11
+    # the on-disk layout is a Hive partitioning: plain pyarrow sees a rank column
+    import pyarrow.dataset as ds
+
+    files = sorted(str(p) for p in (tmp_path / "cluster").glob("rank=*/events.parquet"))
+    table = ds.dataset(files, format="parquet", partitioning="hive", partition_base_dir=str(tmp_path / "cluster")).to_table()
+    assert sorted(set(table.column("rank").to_pylist())) == [0, 1, 2]
+    assert len(group.table("events")) == 33
+    row = fresh.list().set_index("name").loc["cluster"]
+    assert row["ranks"] == 3
