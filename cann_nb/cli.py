@@ -26,6 +26,15 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--quiet", action="store_true", help="print only where the profile went")
     run.add_argument("script", help="the Python script to run")
 
+    imp = sub.add_parser("import", help="import a Kineto trace, an Ascend folder/database or a folder of ranks",
+                         description="Import a profile recorded elsewhere into the store. A folder of ranks "
+                                     "becomes a group with one profile per rank, imported in parallel processes.")
+    imp.add_argument("path", help="trace file, Ascend *_ascend_pt / PROF_* folder or .db, or a folder of ranks")
+    imp.add_argument("-o", "--output", default=None, help="store directory (default: $CANN_NB_DIR or ./profile_results)")
+    imp.add_argument("-n", "--name", default=None, help="profile name (default: from the file or folder name)")
+    imp.add_argument("--workers", type=int, default=None, help="processes for a multi-rank import (default: cores)")
+    imp.add_argument("--quiet", action="store_true", help="print only where the profile went")
+
     ls = sub.add_parser("list", help="list the profiles stored in a directory")
     ls.add_argument("dir", nargs="?", default=None, help="store directory (default: $CANN_NB_DIR or ./profile_results)")
     ls.add_argument("--versions", action="store_true", help="include older versions (NAME@k)")
@@ -50,6 +59,8 @@ def main(argv: list[str] | None = None) -> int:
             return _cmd_run(args, unknown + script_args)
         if args.command == "list":
             return _cmd_list(args)
+        if args.command == "import":
+            return _cmd_import(args)
     except flags.FlagError as exc:
         print(f"cann-nb {args.command}: {exc}", file=sys.stderr)
         return 2
@@ -92,4 +103,25 @@ def _cmd_list(args) -> int:
 
         with pd.option_context("display.width", 200, "display.max_colwidth", 60):
             print(table.to_string(index=False))
+    return 0
+
+
+def _cmd_import(args) -> int:
+    from .loading import default_name, load
+    from .store import ProfileGroup, Session
+
+    from pathlib import Path
+
+    obj = load(args.path, workers=args.workers, progress=not args.quiet)
+    store = Session(args.output)
+    name = args.name or (obj.name if isinstance(obj, ProfileGroup) else None) or default_name(Path(args.path))
+    name = default_name(Path(name))  # a safe directory name
+    if isinstance(obj, ProfileGroup):
+        stored = store.add_group(name, {r: obj[r] for r in obj.ranks}, obj.meta)
+        text = store[stored].summary_text()
+    else:
+        stored = store.add(obj, name)
+        obj.meta["stored_at"] = str(store.path(stored))
+        text = obj.summary_text()
+    print(store.path(stored) if args.quiet else text + f"\n  stored: {store.path(stored)}")
     return 0

@@ -25,6 +25,9 @@ class TraceFormatError(CannNbError, ValueError):
             msg += f" ({detail})"
         super().__init__(msg)
 
+    def __reduce__(self):  # survive pickling across the processes of a parallel import
+        return (type(self), (self.path, self.where, self.expected, self.detail))
+
 
 class ProfileValidationError(CannNbError, ValueError):
     """A Profile's tables break the contract in DESIGN.md (missing column, wrong dtype, bad value)."""

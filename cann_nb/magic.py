@@ -99,6 +99,18 @@ class CannNbMagics(Magics):
         self.runtime.finalize()
 
     @magic_arguments()
+    @argument("path", help="Kineto trace (.json/.json.gz), Ascend *_ascend_pt / PROF_* folder or .db, a folder "
+              "of ranks, or a stored profile directory")
+    @argument("-n", "--name", default=None, help="profile name in the store (default: from the path)")
+    @argument("-o", "--output", default=None, help="store directory (default: $CANN_NB_DIR or ./profile_results)")
+    @argument("--no-store", dest="store", action="store_false", default=True, help="load only, do not store")
+    @line_magic
+    def cann_load(self, line):
+        """Import a profile recorded elsewhere, store it and return it (a Profile, or a group of ranks)."""
+        args = parse_argstring(self.cann_load, line)
+        return self.runtime.load(args)
+
+    @magic_arguments()
     @argument("-o", "--output", default=None, help="store directory (default: $CANN_NB_DIR or ./profile_results)")
     @argument("--versions", action="store_true", help="include older versions (NAME@k)")
     @line_magic
@@ -310,6 +322,30 @@ class Runtime:
             from IPython.display import display
 
             display(profile)
+
+    def load(self, args):
+        from pathlib import Path
+
+        from .errors import CannNbError
+        from .loading import default_name, load
+        from .store import ProfileGroup
+
+        path = os.path.expanduser(args.path.strip().strip("'\""))
+        try:
+            obj = load(path)
+        except CannNbError as exc:
+            raise UsageError(str(exc)) from None
+        if args.store:
+            store = self.store(args.output)
+            name = default_name(Path(args.name or obj.name or path))
+            if isinstance(obj, ProfileGroup):
+                name = store.add_group(name, {r: obj[r] for r in obj.ranks}, obj.meta)
+                obj = store[name]
+            else:
+                name = store.add(obj, name)
+                obj.meta["stored_at"] = str(store.path(name))
+        self.last = obj
+        return obj
 
     def store(self, output=None) -> Session:
         root = os.path.abspath(output or os.environ.get("CANN_NB_DIR") or "profile_results")

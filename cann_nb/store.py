@@ -314,13 +314,16 @@ def _describe_source(source) -> str:
 
 
 class ProfileGroup(Mapping):
-    """A stored multi-rank group: rank -> Profile, loaded lazily. ``meta`` is group.json."""
+    """A multi-rank group: rank -> Profile. Stored groups load their ranks lazily; ``meta`` is group.json."""
 
-    def __init__(self, directory):
-        self.directory = Path(directory)
-        with open(self.directory / GROUP_FILE, encoding="utf-8") as fh:
-            self.meta = json.load(fh)
-        self._cache: dict[int, Profile] = {}
+    def __init__(self, directory=None, *, profiles: dict | None = None, meta: dict | None = None):
+        self.directory = Path(directory) if directory is not None else None
+        if self.directory is not None:
+            with open(self.directory / GROUP_FILE, encoding="utf-8") as fh:
+                self.meta = json.load(fh)
+        else:
+            self.meta = {**(meta or {}), "ranks": sorted(int(r) for r in (profiles or {}))}
+        self._cache: dict[int, Profile] = {int(r): p for r, p in (profiles or {}).items()}
 
     @property
     def name(self) -> str:
@@ -335,7 +338,7 @@ class ProfileGroup(Mapping):
             rank = rank[5:]
         rank = int(rank)
         if rank not in self._cache:
-            if rank not in self.ranks:
+            if rank not in self.ranks or self.directory is None:
                 raise KeyError(f"group {self.name!r} has no rank {rank} (ranks: {self.ranks})")
             self._cache[rank] = read_profile_dir(self.directory / f"rank={rank}")
         return self._cache[rank]
@@ -356,6 +359,20 @@ class ProfileGroup(Mapping):
             df["rank"] = np.int32(rank)
             frames.append(df)
         return concat(table, frames)
+
+    def summary_text(self) -> str:
+        lines = [f"cann_nb group {self.name!r}: {len(self)} ranks"
+                 + (f", world size {self.meta['world_size']}" if self.meta.get("world_size") else "")]
+        for rank in self.ranks:
+            p = self[rank]
+            lines.append(f"  rank {rank}: {len(p.events):,} events, {p.wall_ns / 1e6:.3f} ms")
+        return "\n".join(lines)
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        from html import escape
+
+        return {"text/plain": self.summary_text(),
+                "text/html": "<pre>" + escape(self.summary_text()) + "</pre>"}
 
     def __repr__(self) -> str:
         return f"<ProfileGroup {self.name!r}: ranks {self.ranks}>"
