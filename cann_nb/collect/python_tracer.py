@@ -279,17 +279,24 @@ class PythonTracer(Collector):
         events = conform("events", {
             "id": ids,
             "name": label,
-            "cat": pd.Categorical(np.full(kept, "python", dtype=object)),
-            "track": pd.Categorical(np.full(kept, f"host/thread {getattr(self, '_native_tid', 0)}", dtype=object)),
-            "device": pd.Categorical(np.full(kept, "cpu", dtype=object)),
+            "cat": _constant(kept, "python"),
+            "track": _constant(kept, f"host/thread {getattr(self, '_native_tid', 0)}"),
+            "device": _constant(kept, "cpu"),
             "start_ns": k_start + offset,
             "dur_ns": k_end - k_start,
             "parent": par,
             "depth": dep,
+            **{col: _constant(kept, None) for col in ("shapes", "dtypes", "module")},
             "file_line": file_line,
             "call_kind": pd.Categorical.from_codes(k_kind.astype(np.int8), categories=["py", "c", "line"]),
         })
         return events, kept
+
+
+def _constant(n: int, value: str | None) -> pd.Categorical:
+    """A categorical column holding one value (or all missing), without building n objects."""
+    cats = [value] if value is not None else []
+    return pd.Categorical.from_codes(np.full(n, 0 if cats else -1, dtype=np.int8), categories=pd.Index(cats, dtype=object))
 
 
 # -- stream -> spans -------------------------------------------------------------------------
