@@ -43,6 +43,8 @@ exactly. Malformed input raises TraceFormatError naming the file, the place and 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from ...errors import CannNbError, TraceFormatError
 from ...model import Profile
 from .assemble import Parts, build_profile
@@ -58,6 +60,7 @@ def read_ascend(path, *, t0_ns: int | None = None, name: str | None = None, rank
     if prefer not in ("auto", "text", "db"):
         raise ValueError(f"prefer must be 'auto', 'text' or 'db', not {prefer!r}")
     layout = detect(path, prefer)
+    layout.given = Path(path)
     try:
         parts = _read(layout)
         return build_profile(parts, t0_ns=t0_ns, name=name, rank=rank)
@@ -70,7 +73,7 @@ def read_ascend(path, *, t0_ns: int | None = None, name: str | None = None, rank
 
 
 def _read(layout: Layout) -> Parts:
-    parts = Parts(path=layout.path, fmt=layout.fmt)
+    parts = Parts(path=layout.given or layout.path, fmt=layout.fmt)
     if layout.skipped:
         parts.ascend["skipped_files"] = list(layout.skipped)
     if layout.info_json is not None:

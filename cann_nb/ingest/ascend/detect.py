@@ -32,6 +32,7 @@ class Layout:
     analysis_db: Path | None = None
     files: dict[str, list[Path]] = field(default_factory=dict)
     skipped: list[str] = field(default_factory=list)
+    given: Path | None = None     # the path the user passed (for messages and meta)
 
     @property
     def info_json(self) -> Path | None:

@@ -81,9 +81,12 @@ class Db:
 
 
 def _strings(db: Db, table: str = "STRING_IDS") -> pd.Series:
-    if not db.has(table, "id", "value"):
+    """id -> text of STRING_IDS(id, value) or an ENUM_* table (id, name)."""
+    if not db.has(table, "id"):
         return pd.Series(dtype=object)
-    s = db.read(table, ["id", "value"])
+    s = db.read(table, ["id", "value|name"])
+    if "value" not in s:
+        return pd.Series(dtype=object)
     return pd.Series(s["value"].to_numpy(dtype=object), index=s["id"].to_numpy())
 
 

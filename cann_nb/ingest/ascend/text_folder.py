@@ -138,9 +138,7 @@ def _enrich(k: pd.DataFrame, tv: TraceView | None, parts: Parts) -> list[pd.Data
     k["corr"] = -1
     if tv is None:
         return [k]
-    hw = tv.hw.drop_duplicates(["start_abs", "name"], keep=False)
-    m = k[["start_abs", "name"]].reset_index().merge(hw, on=["start_abs", "name"], how="left").set_index("index")
-    m = m.reindex(k.index)
+    m = _match(k, tv.hw)
     matched = m["dur_ns"].notna()
     for col in ("stream_id", "task_id", "model_id"):
         if col in k.columns:
@@ -152,24 +150,48 @@ def _enrich(k: pd.DataFrame, tv: TraceView | None, parts: Parts) -> list[pd.Data
     k["core_type"] = core
     k["task_type"] = m["task_type"]
     k["corr"] = m["corr"].fillna(-1).astype("int64")
+    # trace_view's start of the same task (flow ids use it; exact int, -1 when unmatched)
+    k["_link_start"] = m["_tv_start"].astype("Int64").fillna(-1).astype("int64")
     # HCCL operator rows <-> HCCL group spans
     if len(tv.hccl_ops):
-        ops = tv.hccl_ops.drop_duplicates(["start_abs", "name"], keep=False)
-        mo = k[["start_abs", "name"]].reset_index().merge(
-            ops[["start_abs", "name", "corr", "group"]], on=["start_abs", "name"], how="left").set_index("index")
-        mo = mo.reindex(k.index)
+        mo = _match(k, tv.hccl_ops[["start_abs", "name", "corr", "group"]])
         has = mo["corr"].notna()
         k.loc[has, "corr"] = mo.loc[has, "corr"].astype("int64")
+        k.loc[has, "_link_start"] = mo.loc[has, "_tv_start"].astype("int64")
         k["group"] = mo["group"]
     # hardware tasks kernel_details does not list
-    used = k.loc[matched, ["start_abs", "name"]].drop_duplicates().assign(_used=True)
-    flag = tv.hw[["start_abs", "name"]].merge(used, on=["start_abs", "name"], how="left")["_used"]
-    rest = tv.hw[flag.isna().to_numpy()]
+    used = m.loc[matched, "_hw_row"].astype("int64").unique()
+    rest = tv.hw.drop(index=tv.hw.index[used])
     tt = rest["task_type"].astype(object).fillna("").astype(str)
     is_memcpy = tt.str.upper().isin(MEMCPY_TASK_TYPES) | rest["name"].astype(str).str.upper().str.startswith("MEMCPY")
     memcpy = rest[is_memcpy.to_numpy()].assign(cat="memcpy", core_type=lambda d: d["task_type"])
     _count_dropped(parts, rest[~is_memcpy.to_numpy()], "trace_view_tasks_not_in_kernel_details")
     return [k, memcpy]
+
+
+MATCH_TOLERANCE_NS = 1000
+
+
+def _match(k: pd.DataFrame, other: pd.DataFrame) -> pd.DataFrame:
+    """Row of ``other`` (same name, nearest start within 1 µs) for each kernel_details row.
+
+    kernel_details and trace_view print the same start, but HCCL spans can differ by 1 ns of rounding
+    (``...241.563`` vs ``...241.564``); names like ``hcom_allReduce__586_0_1`` are unique per operator.
+    Each ``other`` row is used at most once. Returns a frame aligned with ``k`` (NaN where unmatched),
+    with ``_hw_row`` = position in ``other``.
+    """
+    left = pd.DataFrame({"start_abs": k["start_abs"].to_numpy(), "name": k["name"].astype(str).to_numpy(),
+                         "_k_row": np.arange(len(k))}).sort_values("start_abs", kind="stable")
+    right = other.reset_index(drop=True).assign(_hw_row=lambda d: np.arange(len(d)),
+                                                _tv_start=lambda d: d["start_abs"].astype("Int64"),
+                                                name=lambda d: d["name"].astype(str))
+    right = right.sort_values("start_abs", kind="stable")
+    m = pd.merge_asof(left, right, on="start_abs", by="name", direction="nearest", tolerance=MATCH_TOLERANCE_NS)
+    dup = m["_hw_row"].notna() & m.duplicated("_hw_row", keep="first") & m["_hw_row"].notna()
+    m.loc[dup, [c for c in m.columns if c not in ("start_abs", "name", "_k_row")]] = np.nan
+    m = m.sort_values("_k_row").reset_index(drop=True)
+    m.index = k.index
+    return m
 
 
 def _from_trace_view(tv: TraceView, parts: Parts) -> list[pd.DataFrame]:
@@ -205,7 +227,11 @@ def _link_host(host: pd.DataFrame, device: list[pd.DataFrame], links: pd.DataFra
     out = []
     for d in device:
         d = d.copy()
-        d["_hkey"] = d["start_abs"].map(key).fillna(-1).astype("int64")
+        start = d["start_abs"].astype("int64")
+        if "_link_start" in d.columns:
+            ls = d["_link_start"].astype("int64")
+            start = start.where(ls < 0, ls)
+        d["_hkey"] = start.map(key).fillna(-1).astype("int64")
         out.append(d)
     return host, out
 

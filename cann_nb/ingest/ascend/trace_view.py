@@ -16,7 +16,7 @@ import orjson
 import pandas as pd
 
 from ...errors import TraceFormatError
-from .units import floats_to_ns, us_to_ns
+from .units import decimal_to_ns, floats_to_ns, us_to_ns
 
 # Hardware task types that are not device work of their own (stream sync, profiling markers) or are
 # sub-tasks of an HCCL operator that the operator's own span already covers (formats.md §3.9).
@@ -228,11 +228,10 @@ def read_trace_view(path: Path) -> TraceView:
 
     # ---- torch_to_npu flows: Python op start -> device task start (id = task start in ns) ---------
     fl = body[(body["ph"] == "s") & (body["cat"] == "async_npu")]
-    async_links = pd.DataFrame({
-        "tid": fl["tid"].to_numpy(dtype=object), "host_start_abs": fl["_ts"].to_numpy(),
-        "dev_start_abs": pd.to_numeric(fl["id"], errors="coerce").to_numpy(dtype="float64")})
-    async_links = async_links.dropna(subset=["dev_start_abs"])
-    async_links["dev_start_abs"] = async_links["dev_start_abs"].astype("int64")
+    # ids are integer ns (> 2**53): parse their text exactly, never through float64
+    fid, fmiss = decimal_to_ns(fl["id"].astype(str), scale_digits=0, path=path, column="id", row_base=0)
+    async_links = pd.DataFrame({"tid": fl["tid"].to_numpy(dtype=object), "host_start_abs": fl["_ts"].to_numpy(),
+                                "dev_start_abs": fid})[~fmiss]
 
     # ---- counters ----------------------------------------------------------------------------------
     counters = _counters(body[body["ph"] == "C"], device_ids[0] if device_ids else None)
