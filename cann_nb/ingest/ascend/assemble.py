@@ -90,6 +90,18 @@ def _device_frame(parts: Parts) -> pd.DataFrame:
     return df
 
 
+def _host_tracks(host: pd.DataFrame) -> np.ndarray:
+    """``host/thread TID``; Python frames (with_stack) get their own lane ``host/thread TID/python``.
+
+    Python frames and framework ops do not nest into one tree: ``ProfilerStep#N`` opens inside the
+    ``__enter__`` frame of one ``step()`` call and closes in the next, so one containment tree would
+    garble every later parent. Each lane nests cleanly on its own.
+    """
+    track = "host/thread " + host["tid"].astype(str)
+    track = track.where(host["cat"].astype(object) != "python", track + "/python")
+    return track.to_numpy(dtype=object)
+
+
 def _cat(values) -> pd.Categorical:
     s = pd.Series(values, dtype=object)
     return pd.Categorical(s.where(s.notna(), None))
@@ -120,7 +132,7 @@ def build_profile(parts: Parts, *, t0_ns: int | None = None, name: str | None = 
     h = pd.DataFrame({
         "name": host["name"].astype(object).to_numpy(), "cat": host["cat"].astype(object).to_numpy(),
         "start_abs": host["start_abs"].astype("int64").to_numpy(), "dur_ns": host["dur_ns"].astype("int64").to_numpy(),
-        "track": ("host/thread " + host["tid"].astype(str)).to_numpy(dtype=object), "device": "cpu",
+        "track": _host_tracks(host), "device": "cpu",
         "corr": host["corr"].astype("int64").to_numpy() if "corr" in host.columns else -1,
         "_hkey": np.arange(len(host), dtype=np.int64)})
     for col in ("shapes", "dtypes"):

@@ -46,6 +46,9 @@ def read_communication(path: Path) -> list[dict]:
                     continue
                 name, group = _split(op)
                 r = {"step": step, "type": kind, "op": name, "group": group}
+                if name == "Total Op Info":  # the profiler's own per-step total, not an operator
+                    r["op"] = None
+                    r["total"] = True
                 for k, v in _items(rec.get("Communication Time Info")):
                     r[snake(k)] = v
                 bw = {}
@@ -77,6 +80,7 @@ def read_matrix(path: Path) -> list[dict]:
 
 def summarise(ops: list[dict]) -> dict:
     """Totals over operators (ms, as in the file): count, elapse, transit, wait, synchronization, idle."""
+    ops = [r for r in ops if not r.get("total")]
     tot = {"count": len(ops)}
     for key in ("elapse_time_ms", "transit_time_ms", "wait_time_ms", "synchronization_time_ms", "idle_time_ms"):
         vals = [r[key] for r in ops if isinstance(r.get(key), (int, float))]

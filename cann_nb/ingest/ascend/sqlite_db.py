@@ -240,7 +240,7 @@ def _clean_list(values) -> np.ndarray:
 
 def _device(db: Db, S: pd.Series, parts: Parts, conn_to_host: pd.Series) -> list[pd.DataFrame]:
     out = []
-    if not db.has("TASK", "startNs", "endNs"):
+    if "TASK" not in db.tables:
         return out
     t = db.read("TASK", ["globalTaskId", "startNs", "endNs", "deviceId", "connectionId", "taskType", "contextId",
                          "streamId", "taskId", "modelId"], required=("globalTaskId", "startNs", "endNs"))
