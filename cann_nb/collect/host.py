@@ -133,9 +133,7 @@ class HostSampler(Collector):
         gpu = _read_gpus(self._nvml, self._gpus) if self._gpus else ()
         t = time.perf_counter_ns()
         cpu_ns = time.process_time_ns()  # ns resolution; psutil's /proc figure ticks at 10 ms
-        total = cores.sum(axis=1) - cores[:, self._guest_cols].sum(axis=1)
-        busy = total - cores[:, self._idle_cols].sum(axis=1)
-        prev, self._prev = self._prev, (t, cpu_ns, busy, total)
+        prev, self._prev = self._prev, (t, cpu_ns, cores)
         if self._n >= len(self._times) and not self._grow():
             self._dropped_samples += 1
             return
@@ -144,11 +142,15 @@ class HostSampler(Collector):
         if prev is not None:
             dt = t - prev[0]
             row[0] = 100.0 * (cpu_ns - prev[1]) / dt if dt > 0 else np.nan
-            d_busy, d_total = busy - prev[2], total - prev[3]
+            # difference the raw counters first: busy = total - idle on cumulative seconds since
+            # boot would round to tiny negatives
+            d = cores - prev[2]
+            d_total = d.sum(axis=1) - d[:, self._guest_cols].sum(axis=1)
+            d_busy = np.clip(d_total - d[:, self._idle_cols].sum(axis=1), 0.0, None)
             all_total = d_total.sum()
-            row[1] = 100.0 * d_busy.sum() / all_total if all_total > 0 else np.nan
+            row[1] = min(100.0 * d_busy.sum() / all_total, 100.0) if all_total > 0 else np.nan
             with np.errstate(divide="ignore", invalid="ignore"):
-                row[2:2 + self._ncores] = np.where(d_total > 0, 100.0 * d_busy / d_total, np.nan)
+                row[2:2 + self._ncores] = np.where(d_total > 0, np.minimum(100.0 * d_busy / d_total, 100.0), np.nan)
         col = 2 + self._ncores
         if rss is not None:
             row[col] = rss

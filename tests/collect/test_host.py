@@ -178,12 +178,14 @@ def test_sampler_barely_slows_a_busy_thread(sampler):
             acc += i * i
         return time.perf_counter() - t
 
-    base = min(work() for _ in range(3))
-    s = sampler()
-    s.start()
-    traced = min(work() for _ in range(3))
-    s.stop()
-    assert traced < base * 1.25  # measured ~1 %; slack for a noisy shared machine
+    base, traced = [], []
+    for _ in range(5):  # interleaved, best of each: other load on the machine hits both alike
+        base.append(work())
+        s = sampler()
+        s.start()
+        traced.append(work())
+        s.stop()
+    assert min(traced) < min(base) * 1.25  # measured ~1 %; slack for a noisy shared machine
 
 
 # -- environment ------------------------------------------------------------------------------
