@@ -61,11 +61,14 @@ class HostSampler(Collector):
         self._error: str | None = None
         self._n = 0                 # samples stored
         self._dropped_samples = 0
+        self._offset_ns = 0
         self._times = np.empty(0, dtype=np.int64)
         self._values = np.empty((0, 0), dtype=np.float64)
 
     # -- life cycle -------------------------------------------------------------------------
     def start(self) -> None:
+        if self._running or self._thread is not None:
+            raise RuntimeError("HostSampler.start() called twice; make a new sampler per run")
         import psutil
 
         self._psutil = psutil
@@ -97,7 +100,10 @@ class HostSampler(Collector):
         self._join()
         self._running = False
         if self._error is None:
-            self._sample()
+            try:
+                self._sample()
+            except Exception as exc:
+                self._error = f"last sample failed: {type(exc).__name__}: {exc}"
 
     def close(self) -> None:
         self._join()

@@ -3,7 +3,8 @@
 What it records, for the thread that calls ``start()`` only:
 
 * every Python function call and every C function call that CPython reports (``c_call``: builtins,
-  methods of C types such as ``ndarray.sum``, ``ufunc.reduce``, ``RandomState.rand``);
+  methods of C types such as ``ndarray.sum``, ``ufunc.reduce``, ``list.append``; Cython functions
+  raise no such event);
 * the lines of the user's own code (the cell, and modules outside the standard library and
   site-packages), through a per-frame ``f_trace``. CPython 3.11 raises no event when it calls a
   ufunc (``np.exp``), an operator (``a @ b``) or a C function behind numpy's ``__array_function__``
@@ -19,16 +20,20 @@ The buffer holds 2 x ``options.buffer_events`` records (a call and its return ea
 later calls are counted as dropped while the returns of spans already open are still recorded, so the
 profile stays well nested (at most buffer_events spans, plus half the call depth at that moment).
 
-Measured overhead (CPython 3.11, 2-core Xeon VM; benchmarks/python_tracer_overhead.py pattern):
-  numpy-heavy cell (300x300 matmul/exp/sum/dot, 50 iterations, 1.5k events):   1.05-1.1x
-  numpy with many tiny calls (np.sqrt(x).sum() + x.mean(), x of 100, 20k iterations): ~4.5x
-  pure-Python loop calling a function (200k calls):        ~20x (about 0.35 us per call/return event)
-  pure-Python loop without calls (300k iterations):        ~1.8x plus line tracing while in budget
-The floor is CPython's cost of calling a Python-level hook (~0.12 us/event) plus recording (~0.25 us).
+Measured overhead (CPython 3.11, numpy 2.4, shared 2-core Xeon VM; the cell run by exec as the
+session does, best of 3, whole run including start/stop; result() is extra, ~0.9 us per span):
+  numpy-heavy cell (300x300 matmul, exp, sum, dot x50; 1k spans)            1.0-1.3x
+  numpy, many tiny calls (np.sqrt(x).sum() + x.mean(), len(x)=100, x20k)   ~5.4x  (300k spans)
+  pure-Python loop calling a function 200k times                            9-12x (0.36 us per event)
+  pure-Python loop without calls, 300k iterations                           ~3.3x (1.7x once the
+                                                                            line budget is spent)
+The floor is CPython's cost of calling a Python-level hook (~0.12 us per event; a tracing thread
+also loses the specialising interpreter, ~1.7x on tight loops) plus recording (~0.25 us).
 """
 
 from __future__ import annotations
 
+import functools
 import linecache
 import os
 import site
@@ -75,6 +80,8 @@ class PythonTracer(Collector):
 
     # -- life cycle -------------------------------------------------------------------------
     def start(self) -> None:
+        if self._installed:
+            raise RuntimeError("PythonTracer.start() called twice; make a new tracer per run")
         self._thread_id = threading.get_ident()
         self._native_tid = threading.get_native_id()
         self._prev_profile = sys.getprofile()
@@ -82,10 +89,10 @@ class PythonTracer(Collector):
         # line spans need the thread's trace slot; a debugger or coverage that holds it keeps it
         self._lines_note = "on" if self._prev_trace is None else \
             f"off: another trace function is active ({self._prev_trace!r})"
+        self._replaced = repr(self._prev_profile) if self._prev_profile is not None else None
         self._offset_ns = _perf_to_epoch_offset() - self.t0_ns
         self._hook = self._make_hooks(lines=self._prev_trace is None)
         self._installed = True
-        self._t_start = time.perf_counter_ns()
         if self._prev_trace is None:
             sys.settrace(getattr)  # a C no-op: it activates line events without a Python call per frame
         sys.setprofile(self._hook)  # last statement: only start()'s own return is seen, and dropped
@@ -251,6 +258,8 @@ class PythonTracer(Collector):
                          "behind __array_function__ dispatch; their time is the self time of the calling "
                          "line or function. Other threads are not traced."),
         }
+        if getattr(self, "_replaced", None):
+            meta["replaced_profiler"] = f"{self._replaced} was suspended during the run and restored after"
         if state.get("overflowed"):
             meta["buffer_full"] = f"stopped recording at options.buffer_events={self.options.buffer_events}"
         return Collected(events=events, meta=meta, dropped=int(state.get("dropped", 0)))
@@ -412,10 +421,11 @@ def _identity_names(idents) -> list[str]:
             continue
         code, module = e[1], e[2]
         scope = _scope(code.co_filename, module)
+        qual = getattr(code, "co_qualname", code.co_name)  # co_qualname is 3.11+
         if code.co_name == "<module>":
             out.append(scope)
         else:
-            out.append(f"{scope}:{code.co_qualname}" if scope == "<cell>" else f"{scope}.{code.co_qualname}")
+            out.append(f"{scope}:{qual}" if scope == "<cell>" else f"{scope}.{qual}")
     return out
 
 
@@ -481,18 +491,23 @@ def _machinery_flags(idents) -> np.ndarray:
                     dtype=bool)
 
 
+@functools.lru_cache(maxsize=1)
+def _library_dirs() -> tuple[str, ...]:
+    paths = sysconfig.get_paths()
+    lib = {paths.get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+    try:
+        lib.update(site.getsitepackages())
+        lib.add(site.getusersitepackages())
+    except AttributeError:  # some embedded interpreters lack these
+        pass
+    return tuple(os.path.abspath(p) + os.sep for p in lib if p)
+
+
 class _UserFiles:
     """Is a file the user's own code (line-traced)? Not the stdlib, site-packages, or machinery."""
 
     def __init__(self):
-        paths = sysconfig.get_paths()
-        lib = {paths.get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")}
-        try:
-            lib.update(site.getsitepackages())
-            lib.add(site.getusersitepackages())
-        except AttributeError:  # some embedded interpreters lack these
-            pass
-        self._excluded = tuple(os.path.abspath(p) + os.sep for p in lib if p) + _machinery_dirs()
+        self._excluded = _library_dirs() + _machinery_dirs()
 
     def __call__(self, filename: str) -> bool:
         if filename.startswith("<"):
