@@ -70,7 +70,7 @@ class PythonTracer(Collector):
         super().__init__(options, t0_ns)
         self._codes = array("i")
         self._times = array("q")
-        self._idents: list[tuple] = []   # per identity code: ("py", code, module) or ("c", name)
+        self._idents: list[tuple] = []   # per identity: ("py", code, module, is_user) or ("c", name)
         self._installed = False
         self._stopped = False
         self._n = 0
@@ -135,8 +135,9 @@ class PythonTracer(Collector):
         def intern_py(frame):
             code = frame.f_code
             i = len(idents)
-            idents.append(("py", code, frame.f_globals.get("__name__")))
-            py_index[id(code)] = ~i if user_file(code.co_filename) else i
+            mine = user_file(code.co_filename)
+            idents.append(("py", code, frame.f_globals.get("__name__"), mine))
+            py_index[id(code)] = ~i if mine else i
             return py_index[id(code)]
 
         def intern_c(key, fn):
@@ -279,7 +280,9 @@ class PythonTracer(Collector):
         kind = np.where(is_line, 2, kinds[np.clip(ident, 0, max(n_ident - 1, 0))] if n_ident else 2)
         # a line span's function is its parent frame's
         line_owner = np.where(is_line & (parent >= 0), code[np.maximum(parent, 0)], -1)
-        hidden = _hidden(kind, ident, parent, depth, machinery, names)
+        user = np.array([e[0] == "py" and e[3] for e in self._idents], dtype=bool)
+        cells = np.array([e[0] == "py" and _is_cell_file(e[1].co_filename) for e in self._idents], dtype=bool)
+        hidden = _hidden(kind, ident, parent, depth, machinery, user, cells, names)
         keep = ~hidden
         kept = int(keep.sum())
 
@@ -375,18 +378,21 @@ def _stack_parent(depth: np.ndarray) -> np.ndarray:
     return parent
 
 
-def _hidden(kind, ident, parent, depth, machinery, names) -> np.ndarray:
+def _hidden(kind, ident, parent, depth, machinery, user, cells, names) -> np.ndarray:
     """Spans of the profiler and of IPython's machinery, with everything they call.
 
-    Python code that hidden code runs through ``exec``/``eval`` is the user's (the cell, a script
-    under runpy), so it is shown again, with what it calls; so are exec/eval run directly by the
-    session, which are hidden themselves.
+    The user's code that hidden code runs through ``exec``/``eval`` (the cell, a script under
+    runpy) is shown again, with what it calls; so is cell code reached any other way (IPython resumes
+    a top-level-await cell from its runner, not exec). Library modules that the machinery imports
+    stay hidden. exec/eval run directly by the session are hidden.
     """
     n = len(kind)
     own = np.zeros(n, dtype=bool)
     py = kind == 0
+    mine, cell = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
     if len(machinery):
         own[py] = machinery[ident[py]]
+        mine[py], cell[py] = user[ident[py]], cells[ident[py]]
     runs_code = np.zeros(n, dtype=bool)
     if len(names):
         is_exec = np.array([nm in _HIDDEN_ROOT_C for nm in names], dtype=bool)
@@ -398,7 +404,7 @@ def _hidden(kind, ident, parent, depth, machinery, names) -> np.ndarray:
     for d in range(1, len(levels)):
         at = levels[d]
         p = parent[at]
-        reentry = py[at] & ~own[at] & runs_code[p]
+        reentry = mine[at] & (runs_code[p] | cell[at])
         hidden[at] = own[at] | (hidden[p] & ~reentry)
     return hidden
 
@@ -477,18 +483,24 @@ def _labels(ident, kind, owner, lineno, idents, names):
 
 # -- which files are whose -------------------------------------------------------------------
 def _machinery_dirs() -> tuple[str, ...]:
-    dirs = [os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]  # the cann_nb package
+    """Path prefixes of code that runs the user's code: cann_nb, IPython, ipykernel, runpy."""
+    paths = [os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep]  # the cann_nb package
     for mod in ("IPython", "ipykernel"):
         m = sys.modules.get(mod)
         if m is not None and getattr(m, "__file__", None):
-            dirs.append(os.path.dirname(os.path.abspath(m.__file__)))
-    return tuple(d + os.sep for d in dirs)
+            paths.append(os.path.dirname(os.path.abspath(m.__file__)) + os.sep)
+    runpy = sys.modules.get("runpy")
+    if runpy is not None:  # frozen since 3.11: its code says "<frozen runpy>"
+        paths += [os.path.abspath(runpy.__file__), "<frozen runpy>"]
+    return tuple(paths)
 
 
 def _machinery_flags(idents) -> np.ndarray:
     dirs = _machinery_dirs()
-    return np.array([e[0] == "py" and os.path.abspath(e[1].co_filename).startswith(dirs) for e in idents],
-                    dtype=bool)
+    def ours(f: str) -> bool:
+        return (f if f.startswith("<") else os.path.abspath(f)).startswith(dirs)
+
+    return np.array([e[0] == "py" and ours(e[1].co_filename) for e in idents], dtype=bool)
 
 
 @functools.lru_cache(maxsize=1)

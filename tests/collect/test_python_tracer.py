@@ -378,3 +378,36 @@ def test_pairing_matches_a_call_stack(ops):
         else:
             assert spans["depth"][par] == d - 1 and par < i
             assert spans["start"][par] <= spans["start"][i] and spans["end"][i] <= spans["end"][par]
+
+
+def test_a_script_run_by_runpy_is_named_by_its_file(tmp_path):
+    import functools
+    import runpy
+
+    script = tmp_path / "train_step.py"
+    script.write_text("def step(n):\n    return sum(range(n))\n\nfor _ in range(3):\n    step(100)\n")
+    # a partial raises no event of its own: runpy.run_path is the first thing the session calls
+    r, *_ = run_traced(functools.partial(runpy.run_path, str(script), run_name="__main__"))
+    ev = r.events
+    assert_well_nested(ev)
+    names = ev["name"].astype(str)
+    assert (names == "train_step.step").sum() == 3
+    assert set(ev.loc[ev["parent"] < 0, "name"].astype(str)) == {"train_step"}
+    assert not names.str.startswith("runpy").any()
+    if r.meta["lines"] == "on":
+        assert names.str.startswith("train_step line 5: step(100)").any()
+
+
+def test_a_top_level_await_cell_is_shown_and_the_runner_hidden():
+    ip = pytest.importorskip("IPython.core.interactiveshell")
+    shell = ip.InteractiveShell.instance()
+    tr = PythonTracer(CollectOptions(), time.time_ns())
+    tr.start()
+    try:
+        shell.run_cell("import asyncio\nawait asyncio.sleep(0)\nx = sorted([3, 2, 1])\n")
+    finally:
+        tr.stop()
+    ev = tr.result().events
+    assert_well_nested(ev)
+    assert set(ev.loc[ev["parent"] < 0, "name"].astype(str)) == {"<cell>"}
+    assert (ev["name"] == "builtins.sorted").sum() == 1
