@@ -125,7 +125,7 @@ def test_kernel_details_totals_exact(real_data, rel):
     run = real_data / rel
     prof = load(real_data, rel)
     raw = rows(kernel_csv(run))
-    dev_default = prof.meta["devices"][0]
+    dev_default = prof.meta["devices"][0]["device"]
     want_sum, want_n, want_starts = defaultdict(int), Counter(), defaultdict(Counter)
     for r in raw:
         dev = f"npu:{int(r['Device_id'])}" if r.get("Device_id", "").strip() else dev_default
@@ -240,7 +240,8 @@ def test_rank_and_device_are_distinct(real_data):
     """torch_npu 2.7.1 writes rank_id as the string "2"; rank 2 ran on NPU:4."""
     prof = load(real_data, f"{ST}/rank_2_ascend_pt")
     assert prof.meta["rank"] == 2 and prof.meta["world_size"] == 4
-    assert prof.meta["devices"] == ["npu:4"]
+    assert [d["device"] for d in prof.meta["devices"]] == ["npu:4"]
+    assert prof.meta["distributed"] == {"rank": 2, "world_size": 4, "backend": "hccl"}
     assert prof.meta["environment"]["torch_npu_version"] == "2.7.1"
     assert prof.meta["options"]["profiler_level"] == "Level2"
     assert prof.meta["ascend"]["profiler_metadata"]["parallel_group_info"]["group_name_3"]["group_name"] == "dp"
@@ -276,13 +277,29 @@ def test_every_kernel_links_to_its_launch(real_data, rel):
 @pytest.mark.parametrize("rel", [TEXT_RUNS[2], DB_RUNS[4], SINGLE_FILES[3]])
 def test_host_nesting_is_containment(real_data, rel):
     """Every child lies inside its parent (python frames have their own lane, see assemble.py)."""
-    ev = load(real_data, rel).events.set_index("id", drop=False)
+    prof = load(real_data, rel, python_functions=True)
+    ev = prof.events.set_index("id", drop=False)
+    if rel != SINGLE_FILES[3]:
+        assert (ev["cat"] == "python").sum() == 1282
+        assert (ev.loc[ev["cat"] == "python", "track"].astype(str).str.endswith("/python")).all()
     child = ev[ev["parent"] >= 0]
     par = ev.loc[child["parent"]]
     assert (child["start_ns"].to_numpy() >= par["start_ns"].to_numpy()).all()
     assert ((child["start_ns"] + child["dur_ns"]).to_numpy() <= (par["start_ns"] + par["dur_ns"]).to_numpy()).all()
     assert (child["track"].to_numpy() == par["track"].to_numpy()).all()
     assert (child["depth"].to_numpy() == par["depth"].to_numpy() + 1).all()
+
+
+def test_python_frames_dropped_by_default(real_data):
+    """Like the Kineto importer: with_stack frames are counted, not imported, unless asked for."""
+    prof = load(real_data, TEXT_RUNS[2])
+    assert (prof.events["cat"] == "python").sum() == 0
+    assert prof.meta["dropped"]["python_function"] == 1282
+    with_py = load(real_data, TEXT_RUNS[2], python_functions=True)
+    assert len(with_py.events) == len(prof.events) + 1282
+    k, kp = (p.events[p.events["cat"] == "kernel"] for p in (prof, with_py))
+    names = lambda p, ids: p.events.set_index("id").loc[ids, "name"].tolist()  # noqa: E731
+    assert names(prof, k["host_op_id"]) == names(with_py, kp["host_op_id"])
 
 
 def test_host_nesting(real_data):

@@ -25,8 +25,9 @@ Mapping (docs/formats.md §1-3; DESIGN.md tables):
   the unit kept: pmu_aic_mac_ratio, pmu_aiv_vec_time_us, pmu_cube_utilization_pct, pmu_l2_hit_rate...).
 * ``corr`` = CANN ``connection_id``: shared by a device task and the CANN API call that launched it
   (``runtime`` events, ``AscendCL@...``/``Node@launch``).
-* Host: framework ops (``op``, track ``host/thread TID``), python_function (``python``), CANN API and
-  task-queue Enqueue/Dequeue (``runtime``), mstx (``annotation``), nested per thread.
+* Host: framework ops (``op``, track ``host/thread TID``), CANN API and task-queue Enqueue/Dequeue
+  (``runtime``), mstx (``annotation``), nested per thread; with ``python_functions=True`` also the
+  with_stack Python frames (``python``, own lane ``host/thread TID/python``).
 * Steps: one ``step`` event per step (host ProfilerStep#N span / STEP_TIME, else the device extent of
   the Step Id); step_trace_time's breakdown in ``meta["ascend"]["step_trace"]`` (ns).
 * Memory: memory_record samples (``kind`` sample, ``component``), operator_memory alloc/free rows with
@@ -55,15 +56,21 @@ __all__ = ["read_ascend", "is_ascend", "find_ranks", "detect", "Layout"]
 
 
 def read_ascend(path, *, t0_ns: int | None = None, name: str | None = None, rank: int | None = None,
-                prefer: str = "auto") -> Profile:
-    """Import one Ascend run (one rank) as a validated Profile. See the module docstring."""
+                prefer: str = "auto", python_functions: bool = False) -> Profile:
+    """Import one Ascend run (one rank) as a validated Profile. See the module docstring.
+
+    ``prefer`` picks the text or SQLite export when a folder holds both (default: SQLite).
+    ``python_functions`` keeps with_stack Python frames (cat ``python``, lane ``host/thread TID/python``);
+    like the Kineto importer they are dropped by default (counted in ``meta["dropped"]``), since
+    with_stack runs can hold millions of them.
+    """
     if prefer not in ("auto", "text", "db"):
         raise ValueError(f"prefer must be 'auto', 'text' or 'db', not {prefer!r}")
     layout = detect(path, prefer)
     layout.given = Path(path)
     try:
         parts = _read(layout)
-        return build_profile(parts, t0_ns=t0_ns, name=name, rank=rank)
+        return build_profile(parts, t0_ns=t0_ns, name=name, rank=rank, python_functions=python_functions)
     except CannNbError:
         raise
     except (KeyError, ValueError, TypeError, IndexError, AttributeError, OverflowError, UnicodeError,

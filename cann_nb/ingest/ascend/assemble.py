@@ -108,11 +108,19 @@ def _cat(values) -> pd.Categorical:
 
 
 def build_profile(parts: Parts, *, t0_ns: int | None = None, name: str | None = None,
-                  rank: int | None = None) -> Profile:
+                  rank: int | None = None, python_functions: bool = False) -> Profile:
     dev = _device_frame(parts)
     host = parts.host if parts.host is not None else pd.DataFrame(
         columns=["name", "cat", "tid", "start_abs", "dur_ns", "corr"])
     host = host.reset_index(drop=True)
+    if not python_functions and len(host):
+        is_py = host["cat"].astype(object).eq("python").to_numpy()
+        if is_py.any():
+            parts.dropped["python_function"] = int(is_py.sum())
+            # keep _hkey = original row position (device links refer to it)
+            host = host.assign(_row=np.arange(len(host)))[~is_py]
+    if "_row" not in host.columns:
+        host = host.assign(_row=np.arange(len(host)))
     dev_ids = sorted({int(d) for d in dev["device_id"].unique()} | set(parts.device_ids)) if len(dev) else \
         sorted(set(parts.device_ids))
     main_dev = f"npu:{dev_ids[0]}" if dev_ids else "npu:0"
@@ -134,7 +142,7 @@ def build_profile(parts: Parts, *, t0_ns: int | None = None, name: str | None = 
         "start_abs": host["start_abs"].astype("int64").to_numpy(), "dur_ns": host["dur_ns"].astype("int64").to_numpy(),
         "track": _host_tracks(host), "device": "cpu",
         "corr": host["corr"].astype("int64").to_numpy() if "corr" in host.columns else -1,
-        "_hkey": np.arange(len(host), dtype=np.int64)})
+        "_hkey": host["_row"].to_numpy(dtype=np.int64)})
     for col in ("shapes", "dtypes"):
         if col in host.columns:
             h[col] = host[col].astype(object).to_numpy()
@@ -263,18 +271,23 @@ def _meta(parts: Parts, t0: int, name, rank, dev_ids, events) -> dict:
                              ("cann_version", info.get("cann_version"))) if v is not None}
     if md.get("ENV_VARIABLES") is not None:
         env["ENV_VARIABLES"] = md.get("ENV_VARIABLES")
-    devices = [f"npu:{d}" for d in dev_ids]
     dev_name = next((parts.device_names[d] for d in dev_ids if d in parts.device_names), None)
     if dev_name is None and parts.device_names:
         dev_name = next(iter(parts.device_names.values()))
+    devices = [{"device": f"npu:{d}", **({"name": parts.device_names.get(d, dev_name)} if dev_name else {})}
+               for d in dev_ids]
     asc["format"] = parts.fmt
     asc["rank"] = r
     asc["world_size"] = ws
     asc["device_name"] = dev_name
     asc["device_ids"] = dev_ids
     asc["device_task_source"] = asc.get("device_task_source")
+    distributed = {k: v for k, v in (("rank", r), ("world_size", ws)) if v is not None}
+    if distributed:
+        distributed["backend"] = "hccl"
     return {
         "name": name or _default_name(parts.path),
+        "distributed": distributed,
         "source": {"path": str(parts.path), "format": parts.fmt, "files": parts.files, "kind": "import"},
         "t0_ns": int(t0),
         "rank": r, "world_size": ws, "device": dev_name, "devices": devices,

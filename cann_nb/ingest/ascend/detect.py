@@ -282,12 +282,15 @@ def rank_of(folder: Path) -> int | None:
     return int(m.group(1)) if m else None
 
 
-def find_ranks(path, max_depth: int = 4) -> list[tuple[int | None, Path]]:
+def find_ranks(path, max_depth: int = 4) -> list[tuple[int, Path]]:
     """Run folders (one per rank) under a cluster folder, as ``(rank, path)`` sorted by rank.
 
     A run folder is a ``*_ascend_pt``/``*_ascend_ms`` folder, a folder holding ``ASCEND_PROFILER_OUTPUT``,
-    or a top-level ``PROF_*`` folder. Folders inside a found run are not searched. ``rank`` is None when
-    nothing in the run says it. ``path`` itself is returned when it is a single run.
+    or a ``PROF_*`` folder; folders inside a found run are not searched. The rank comes from
+    profiler_info's ``rank_id`` (int or string), its file name, the db name, else a ``rank<N>`` folder
+    name; runs that say nothing get the smallest ranks not taken, in path order. Duplicated ranks (the
+    same rank profiled twice under one folder) are returned as found. ``path`` itself is returned
+    when it is a single run.
     """
     base = Path(path)
     if not base.is_dir():
@@ -314,4 +317,7 @@ def find_ranks(path, max_depth: int = 4) -> list[tuple[int | None, Path]]:
 
     walk(base, 0)
     ranked = [(rank_of(d), d) for d in found]
-    return sorted(ranked, key=lambda rp: (rp[0] is None, rp[0] if rp[0] is not None else 0, str(rp[1])))
+    taken = {r for r, _ in ranked if r is not None}
+    free = (i for i in range(len(ranked) + len(taken) + 1) if i not in taken)
+    ranked = [(r if r is not None else next(free), d) for r, d in ranked]
+    return sorted(ranked, key=lambda rp: (rp[0], str(rp[1])))

@@ -22,7 +22,7 @@ NA_TOKENS = frozenset({"", "N/A", "NA", "n/a", "NaN", "nan", "None", "none", "NU
 # 0xFFFFFFFF / 0xFFFFFFFFFFFFFFFF mean "none" (Model ID, dst rank, Subtask Id, notify id).
 SENTINELS = (4294967295, 18446744073709551615)
 
-_NUM_RE = r"^([+-]?)(\d*)(?:\.(\d*))?$"
+_NUM_RE = r"^([+-]?)([0-9]*)(?:\.([0-9]*))?$"
 
 
 def clean(s: pd.Series) -> pd.Series:
@@ -64,7 +64,7 @@ def decimal_to_ns(s: pd.Series, *, scale_digits: int = 3, path="", column: str =
     sci_vals = None
     if bad.any():
         cand = sp[bad]
-        sci = cand.str.contains(r"^[+-]?\d*\.?\d*[eE][+-]?\d+$", regex=True, na=False).to_numpy()
+        sci = cand.str.contains(r"^[+-]?[0-9]*\.?[0-9]*[eE][+-]?[0-9]+$", regex=True, na=False).to_numpy()
         if not sci.all():
             first = np.flatnonzero(present)[np.flatnonzero(bad)[np.flatnonzero(~sci)[0]]]
             raise TraceFormatError(path, f"line {first + row_base}, column {column!r}",
