@@ -54,11 +54,12 @@ LINE_BUDGET = 100_000       # line spans per run; about 60 ms of tracing cost at
 _EXIT = -1                  # record code of a return / c_return / c_exception / end of line
 _LINE0 = -2                 # line enters are recorded as _LINE0 - lineno
 _SOURCE_CHARS = 60          # source text kept in a line span's name
-_HIDDEN_ROOT_C = {"builtins.exec", "builtins.eval"}  # how a session runs the user's code
+_RUNS_CODE = {"builtins.exec", "builtins.eval"}  # how machinery runs the user's code
 
 
 class PythonTracer(Collector):
     name = "python"
+    traces_calls = True
 
     @classmethod
     def unavailable_reason(cls) -> str | None:
@@ -384,7 +385,8 @@ def _hidden(kind, ident, parent, depth, machinery, user, cells, names) -> np.nda
     The user's code that hidden code runs through ``exec``/``eval`` (the cell, a script under
     runpy) is shown again, with what it calls; so is cell code reached any other way (IPython resumes
     a top-level-await cell from its runner, not exec). Library modules that the machinery imports
-    stay hidden. exec/eval run directly by the session are hidden.
+    stay hidden. C calls made directly by the frame that started the tracer are the session's
+    (its exec, its clock reads), so roots that are C calls are hidden too.
     """
     n = len(kind)
     own = np.zeros(n, dtype=bool)
@@ -395,10 +397,10 @@ def _hidden(kind, ident, parent, depth, machinery, user, cells, names) -> np.nda
         mine[py], cell[py] = user[ident[py]], cells[ident[py]]
     runs_code = np.zeros(n, dtype=bool)
     if len(names):
-        is_exec = np.array([nm in _HIDDEN_ROOT_C for nm in names], dtype=bool)
+        is_exec = np.array([nm in _RUNS_CODE for nm in names], dtype=bool)
         c = kind == 1
         runs_code[c] = is_exec[ident[c]]
-    own |= runs_code & (parent < 0)
+    own |= (kind == 1) & (parent < 0)
     hidden = own.copy()
     levels = _by_depth(depth)
     for d in range(1, len(levels)):

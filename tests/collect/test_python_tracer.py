@@ -411,3 +411,21 @@ def test_a_top_level_await_cell_is_shown_and_the_runner_hidden():
     assert_well_nested(ev)
     assert set(ev.loc[ev["parent"] < 0, "name"].astype(str)) == {"<cell>"}
     assert (ev["name"] == "builtins.sorted").sum() == 1
+
+
+def test_through_the_collection_session_only_the_cell_remains():
+    from cann_nb.collect.session import CollectionSession
+
+    cell = compile_cell("def f(a):\n    return a.sum()\nfor _ in range(4):\n    f(np.ones(10))\n")
+    s = CollectionSession("t", collectors=("python", "host"))
+    s.start()
+    try:
+        exec(cell, {"np": np, "__name__": "__main__"})
+    finally:
+        s.stop()
+    prof = s.finish()
+    ev = prof.events[prof.events["cat"] == "python"]
+    assert set(ev.loc[ev["parent"] < 0, "name"].astype(str)) == {"<cell>"}
+    assert (ev["name"] == "<cell>:f").sum() == 4
+    assert sys.getprofile() is None and sys.gettrace() is None
+    assert not [t for t in threading.enumerate() if t.name.startswith("cann_nb")]
