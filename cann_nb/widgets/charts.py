@@ -1,0 +1,190 @@
+"""Bokeh charts of a profile: time breakdown per device, memory over time (peak marked), utilisation.
+
+Each function returns a bokeh model, usable on its own (``bokeh.io.show`` with INLINE resources, or
+``bokeh.embed.file_html(fig, INLINE)``); the widgets embed them through ``json_item`` and load BokehJS
+from the kernel (never from a CDN). Points are decimated (min/max per bucket) so a chart stays light.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ._encode import _decimate
+from ._tables import device_breakdown, str_values
+
+MAX_POINTS = 4000
+HEIGHT = 240
+PALETTE = ("#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7",
+           "#9c755f", "#bab0ac")
+
+
+def _figure(title: str, **kw):
+    from bokeh.plotting import figure
+
+    fig = figure(title=title, height=HEIGHT, sizing_mode="stretch_width", tools="xpan,xwheel_zoom,box_zoom,reset,save",
+                 active_scroll=None, toolbar_location="right", **kw)
+    fig.title.text_font_size = "12px"
+    return fig
+
+
+def _ms(ts_ns) -> np.ndarray:
+    return np.asarray(ts_ns, dtype=np.float64) / 1e6
+
+
+def breakdown_figure(profile, breakdown: dict | None = None):
+    """Stacked horizontal bars per device: compute, communication, memcpy, other busy and idle time (ms)."""
+    from bokeh.models import ColumnDataSource, HoverTool
+
+    bd = breakdown if breakdown is not None else device_breakdown(profile.events)
+    devices = list(bd) or ["(no events)"]
+    keys = ("compute", "communication", "memcpy", "host busy", "idle")
+    rows = {k: [] for k in keys}
+    for dev in devices:
+        d = bd.get(dev, {})
+        if dev == "host":
+            rows["compute"].append(0.0), rows["communication"].append(0.0), rows["memcpy"].append(0.0)
+            rows["host busy"].append(d.get("busy_ns", 0) / 1e6)
+        else:
+            rows["compute"].append(d.get("compute_ns", 0) / 1e6)
+            rows["communication"].append(d.get("communication_ns", 0) / 1e6)
+            rows["memcpy"].append(d.get("memcpy_ns", 0) / 1e6)
+            rows["host busy"].append(0.0)
+        rows["idle"].append(d.get("idle_ns", 0) / 1e6)
+    src = ColumnDataSource({"device": devices, **rows})
+    fig = _figure("Time breakdown per device (ms)", y_range=devices[::-1])
+    fig.height = max(120, 60 + 34 * len(devices))
+    colors = ("#4e79a7", "#e15759", "#f28e2b", "#76b7b2", "#d9d9d9")
+    fig.hbar_stack(list(keys), y="device", height=0.7, color=list(colors), source=src,
+                   legend_label=list(keys))
+    fig.add_tools(HoverTool(tooltips=[("device", "@device"), ("compute", "@compute{0.000} ms"),
+                                      ("communication", "@communication{0.000} ms"), ("memcpy", "@memcpy{0.000} ms"),
+                                      ("host busy", "@{host busy}{0.000} ms"), ("idle", "@idle{0.000} ms")]))
+    fig.legend.orientation = "horizontal"
+    fig.legend.location = "top_left"
+    fig.legend.label_text_font_size = "10px"
+    fig.xaxis.axis_label = "ms"
+    return fig
+
+
+def memory_figure(profile):
+    """Allocated (solid) and reserved (dashed) bytes per device over time, host RSS, each peak marked."""
+    from bokeh.models import ColumnDataSource, HoverTool, Label
+
+    fig = _figure("Memory over time (MiB)")
+    fig.xaxis.axis_label = "ms"
+    mem, ctr = profile.memory, profile.counters
+    i = 0
+    drew = False
+    series = []
+    if len(mem):
+        for dev, m in mem.groupby("device", observed=True, sort=True):
+            for col, dash in (("allocated_bytes", "solid"), ("reserved_bytes", "dashed")):
+                if m[col].notna().any():
+                    series.append((f"{dev} {col.split('_')[0]}", m["ts_ns"], m[col], dash))
+    if len(ctr):
+        rss = ctr[np.isin(str_values(ctr["metric"]), ("rss", "gpu_mem_used"))]
+        for (src_, metric), m in rss.groupby(["source", "metric"], observed=True, sort=True):
+            series.append((f"{src_} {metric}", m["ts_ns"], m["value"], "dotted"))
+    for label, ts, val, dash in series:
+        ts = ts.to_numpy(dtype=np.int64)
+        val = val.to_numpy(dtype=np.float64)
+        ok = ~np.isnan(val)
+        ts, val = ts[ok], val[ok]
+        if not len(ts):
+            continue
+        order = np.argsort(ts, kind="stable")
+        ts, val = ts[order], val[order]
+        peak = int(np.argmax(val))
+        pt, pv = ts[peak], val[peak]
+        ts, val = _decimate(ts, val, MAX_POINTS)
+        color = PALETTE[i % len(PALETTE)]
+        i += 1
+        src = ColumnDataSource({"t": _ms(ts), "mib": val / 2**20})
+        fig.step("t", "mib", source=src, mode="after", color=color, line_dash=dash, legend_label=label)
+        fig.scatter([pt / 1e6], [pv / 2**20], size=8, color=color, marker="triangle")
+        fig.add_layout(Label(x=pt / 1e6, y=pv / 2**20, text=f"peak {pv / 2**20:.1f} MiB", text_font_size="10px",
+                             x_offset=4, y_offset=2, text_color=color))
+        drew = True
+    if drew:
+        fig.y_range.range_padding = 0.2  # room for the peak labels
+        fig.add_tools(HoverTool(tooltips=[("t", "@t{0.000} ms"), ("MiB", "@mib{0.0}")]))
+        fig.legend.location = "top_left"
+        fig.legend.label_text_font_size = "10px"
+    else:
+        fig.title.text = "Memory over time: no memory events or RSS samples were recorded"
+    return fig
+
+
+def _busy_fraction(events: pd.DataFrame, device: str, buckets: int = 400):
+    """Share of each time bucket covered by the device's tasks (union across streams), in %."""
+    from ..analyze.hotspots import DEVICE_CATS
+
+    from ._tables import str_values
+
+    ev = events[(str_values(events["device"]) == device) & events["cat"].isin(DEVICE_CATS).to_numpy()]
+    if not len(ev):
+        return None
+    start = events["start_ns"].to_numpy()
+    lo, hi = int(start.min()), int((start + events["dur_ns"].to_numpy()).max())
+    edges = np.linspace(lo, hi, buckets + 1)
+    width = edges[1] - edges[0]
+    s = ev["start_ns"].to_numpy(dtype=np.float64)
+    e = s + ev["dur_ns"].to_numpy(dtype=np.float64)
+    # coverage per bucket via a difference array of clipped intervals (overlaps may exceed 100: clip)
+    cover = np.zeros(buckets)
+    b0 = np.clip(((s - lo) // width).astype(np.int64), 0, buckets - 1)
+    b1 = np.clip(((e - lo) // width).astype(np.int64), 0, buckets - 1)
+    same = b0 == b1
+    np.add.at(cover, b0[same], (e - s)[same])
+    d = ~same
+    np.add.at(cover, b0[d], edges[b0[d] + 1] - s[d])
+    np.add.at(cover, b1[d], e[d] - edges[b1[d]])
+    full = np.zeros(buckets + 1)
+    np.add.at(full, b0[d] + 1, 1)
+    np.add.at(full, b1[d], -1)
+    cover += np.cumsum(full)[:buckets] * width
+    return (edges[:-1] + width / 2), np.minimum(100.0 * cover / width, 100.0)
+
+
+def utilization_figure(profile):
+    """Utilisation counters (CPU, GPU/NPU) over time in %; device busy share from the events when no
+    utilisation counter was sampled for a device."""
+    from bokeh.models import HoverTool
+
+    fig = _figure("Utilisation over time (%)")
+    fig.xaxis.axis_label = "ms"
+    ctr = profile.counters
+    i = 0
+    sampled_devices = set()
+    if len(ctr):
+        metric = pd.Series(str_values(ctr["metric"]))
+        util = ctr[(metric.str.contains("util") & ~metric.str.startswith("cpu_util:core ")).to_numpy()]
+        for (src_, metric), m in util.groupby(["source", "metric"], observed=True, sort=True):
+            ts, val = _decimate(m["ts_ns"].to_numpy(dtype=np.int64), m["value"].to_numpy(dtype=np.float64), MAX_POINTS)
+            fig.line(_ms(ts), val, color=PALETTE[i % len(PALETTE)], legend_label=f"{src_} {metric}")
+            sampled_devices.add(str(src_))
+            i += 1
+    devices = sorted({str(d) for d in profile.events["device"].dropna().unique()} - {"cpu", "nan"} - sampled_devices)
+    for dev in devices:
+        r = _busy_fraction(profile.events, dev)
+        if r is None:
+            continue
+        fig.step(_ms(r[0]), r[1], mode="center", color=PALETTE[i % len(PALETTE)], legend_label=f"{dev} busy (from events)")
+        i += 1
+    if i:
+        fig.add_tools(HoverTool(tooltips=[("t", "$x{0.000} ms"), ("%", "$y{0.0}")]))
+        fig.legend.location = "top_left"
+        fig.legend.label_text_font_size = "10px"
+        fig.y_range.start = 0
+    else:
+        fig.title.text = "Utilisation over time: no utilisation samples or device tasks were recorded"
+    return fig
+
+
+def chart_items(profile, breakdown: dict | None = None) -> dict:
+    """{name: bokeh json_item} for the widgets (the same figures as the functions above)."""
+    from bokeh.embed import json_item
+
+    return {"breakdown": json_item(breakdown_figure(profile, breakdown)), "memory": json_item(memory_figure(profile)),
+            "utilization": json_item(utilization_figure(profile))}

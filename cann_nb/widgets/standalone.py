@@ -1,0 +1,81 @@
+"""A widget as one self-contained HTML page: the same ESM bundle, its state inlined, a read-only model.
+
+No kernel, no network, no external file: the bundle is imported from a Blob URL, binary columns travel
+base64-encoded in a JSON script tag, and BokehJS is inlined when the view has charts. The HTML report
+(issue 7) builds on :func:`widget_state` and :func:`standalone_html`; the browser tests use them too.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from html import escape
+
+from . import _bundle
+
+CSP = ("default-src 'none'; script-src 'unsafe-inline' blob:; style-src 'unsafe-inline'; "
+       "img-src data: blob:; font-src data:")
+
+# traits that only matter to a live widget manager
+_SKIP = {"_esm", "_css", "_anywidget_id", "_dom_classes", "layout", "tabbable", "tooltip", "comm",
+         "_model_module", "_model_module_version", "_model_name", "_view_module", "_view_module_version",
+         "_view_name", "_view_count", "keys", "log"}
+
+
+def _jsonable_state(x):
+    if isinstance(x, (bytes, bytearray, memoryview)):
+        return base64.b64encode(bytes(x)).decode("ascii")  # js/data.js decodes base64 strings
+    if isinstance(x, dict):
+        return {k: _jsonable_state(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_jsonable_state(v) for v in x]
+    return x
+
+
+def widget_state(widget) -> dict:
+    """The widget's synced state as plain JSON (binary buffers as base64 strings)."""
+    state = widget.get_state()
+    return {k: _jsonable_state(v) for k, v in state.items() if k not in _SKIP}
+
+
+def script_json(obj) -> str:
+    """JSON safe inside <script type="application/json">: no '<', '>' or '&' survive unescaped."""
+    return (json.dumps(obj, separators=(",", ":"), allow_nan=False)
+            .replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
+
+
+def script_text(code: str) -> str:
+    """JavaScript made safe to inline in a <script> element (no early '</script', no '<!--')."""
+    return code.replace("</script", "<\\/script").replace("</SCRIPT", "<\\/SCRIPT").replace("<!--", "<\\!--")
+
+
+def standalone_html(widget, *, title: str | None = None, include_bokehjs: bool | None = None) -> str:
+    """One HTML page that renders ``widget`` offline with the bundle and a read-only model."""
+    state = widget_state(widget)
+    esm = _bundle.bundle_esm()
+    if include_bokehjs is None:
+        include_bokehjs = bool(state.get("charts"))
+    bokeh = f"<script>{script_text(_bundle.bokehjs_source())}</script>" if include_bokehjs else ""
+    title = title or f"cann_nb {state.get('_view', 'view')}"
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{CSP}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{escape(title)}</title>
+<style>body{{margin:12px;font-family:system-ui,sans-serif}}</style>
+</head><body>
+<div id="cann-nb-view"></div>
+<script type="application/json" id="cann-nb-state">{script_json(state)}</script>
+<script type="text/plain" id="cann-nb-esm">{script_text(esm)}</script>
+{bokeh}
+<script type="module">
+const esm = document.getElementById("cann-nb-esm").textContent;
+const url = URL.createObjectURL(new Blob([esm], {{ type: "text/javascript" }}));
+const mod = await import(url);
+const state = JSON.parse(document.getElementById("cann-nb-state").textContent);
+const el = document.getElementById("cann-nb-view");
+if (mod.renderStatic) await mod.renderStatic(mod.default, state, el);
+else await mod.default.render({{ model: {{ get: (k) => state[k], set() {{}}, on() {{}}, off() {{}}, save_changes() {{}}, send() {{}} }}, el }});
+</script>
+</body></html>
+"""
