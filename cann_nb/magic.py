@@ -7,14 +7,18 @@ magic, and IPython's own machinery is not profiled):
    the magic line with a comment (line numbers in tracebacks stay those of the notebook).
 2. An AST transformer rewrites that cell's code into::
 
-       __cann_nb__.begin()
        try:
+           __cann_nb__.begin()                   # starts the collectors
            <the cell's statements>               # looped for --warmup/--repeat
            __cann_nb__.keep(<last expression>)   # when the cell ends in an expression
+           __cann_nb__.stop()                    # stops the collectors
        except BaseException:
            __cann_nb__.fail()                    # stop collectors before IPython formats the traceback
            raise
-       __cann_nb__.end()                         # stops collectors, returns the kept value -> Out[n]
+       __cann_nb__.end()                         # returns the kept value -> Out[n]
+
+   IPython compiles and runs top-level statements one by one; keeping start and stop inside one
+   statement keeps IPython's compile steps between statements out of the profile.
 
 3. IPython runs it as any cell; the traceback is the user's own. A post_run_cell hook then converts
    the collected data, stores the profile and displays it. Errors there are reported in one line.
@@ -155,9 +159,10 @@ def rewrite(module: ast.Module, loop: bool) -> ast.Module:
         body = [ast.Pass()]
     if loop:
         body = [ast.For(ast.Name(LOOP_VAR, ast.Store()), _call("runs"), body, [])]
+    body = [ast.Expr(_call("begin")), *body, ast.Expr(_call("stop"))]
     handler = ast.ExceptHandler(ast.Name("BaseException", ast.Load()), None,
                                 [ast.Expr(_call("fail")), ast.Raise()])
-    new = [ast.Expr(_call("begin")), ast.Try(body, [handler], [], []), ast.Expr(_call("end"))]
+    new = [ast.Try(body, [handler], [], []), ast.Expr(_call("end"))]
     anchor = module.body[0] if module.body else None
     for stmt in new:
         if anchor is not None:
@@ -277,6 +282,10 @@ class Runtime:
         interrupted = isinstance(exc, KeyboardInterrupt)
         self.run.session.stop("interrupted" if interrupted else "failed",
                               f"{type(exc).__name__}: {exc}" if exc is not None else None)
+
+    def stop(self) -> None:
+        if self.run is not None:
+            self.run.session.stop()
 
     def end(self):
         run = self.run

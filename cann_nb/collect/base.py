@@ -48,6 +48,9 @@ class Collected:
 
 class Collector(ABC):
     name: ClassVar[str]
+    # True for collectors that trace every call of the thread (the Python tracer): the session starts
+    # them last and stops them first, so that its own bookkeeping is not recorded.
+    traces_calls: ClassVar[bool] = False
 
     def __init__(self, options: CollectOptions, t0_ns: int):
         self.options = options

@@ -47,6 +47,7 @@ class CollectionSession:
     # -- around the user's code --------------------------------------------------------------
     def start(self) -> None:
         self.t0_ns = time.time_ns()
+        tracers = []
         for name in self.requested:
             cls = collect.get(name)
             reason = cls.unavailable_reason()
@@ -55,18 +56,28 @@ class CollectionSession:
                 warn_once(f"unavailable:{name}", f"collector {name!r} unavailable: {reason}")
                 continue
             inst = cls(self.options, self.t0_ns)
-            try:
-                inst.start()
-            except Exception as exc:  # one broken collector must not stop the others
-                inst.close()
-                self.collector_meta[name] = {"status": "error", "reason": f"start failed: {exc!r}"}
-                warn_once(f"start:{name}", f"collector {name!r} failed to start: {exc!r}")
-                continue
-            self.active.append(inst)
-            self.collector_meta[name] = {"status": "ok"}
+            if cls.traces_calls:
+                tracers.append(inst)
+            elif self._start_one(inst):
+                self.active.append(inst)
         self.running = True
         self._t_start = time.perf_counter_ns()
         self._start_ns = time.time_ns() - self.t0_ns
+        for inst in tracers:  # last, so that nothing above is traced
+            self.active.append(inst)
+            if not self._start_one(inst):
+                self.active.remove(inst)
+
+    def _start_one(self, inst: Collector) -> bool:
+        self.collector_meta[inst.name] = {"status": "ok"}
+        try:
+            inst.start()
+            return True
+        except Exception as exc:  # one broken collector must not stop the others
+            inst.close()
+            self.collector_meta[inst.name] = {"status": "error", "reason": f"start failed: {exc!r}"}
+            warn_once(f"start:{inst.name}", f"collector {inst.name!r} failed to start: {exc!r}")
+            return False
 
     def mark_step(self) -> None:
         self.steps_ns.append(time.time_ns() - self.t0_ns)
@@ -79,7 +90,8 @@ class CollectionSession:
         self._stop_ns = time.time_ns() - self.t0_ns
         self.running = False
         self.status, self.error = status, error
-        for inst in reversed(self.active):
+        # call tracers first (they were started last), then the rest in reverse order
+        for inst in sorted(reversed(self.active), key=lambda c: not c.traces_calls):
             try:
                 inst.stop()
             except Exception as exc:
