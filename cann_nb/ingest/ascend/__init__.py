@@ -46,6 +46,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pyarrow.lib import ArrowException
+
 from ...errors import CannNbError, TraceFormatError
 from ...model import Profile
 from .assemble import Parts, build_profile
@@ -66,16 +68,16 @@ def read_ascend(path, *, t0_ns: int | None = None, name: str | None = None, rank
     """
     if prefer not in ("auto", "text", "db"):
         raise ValueError(f"prefer must be 'auto', 'text' or 'db', not {prefer!r}")
-    layout = detect(path, prefer)
-    layout.given = Path(path)
     try:
+        layout = detect(path, prefer)
+        layout.given = Path(path)
         parts = _read(layout)
         return build_profile(parts, t0_ns=t0_ns, name=name, rank=rank, python_functions=python_functions)
     except CannNbError:
         raise
     except (KeyError, ValueError, TypeError, IndexError, AttributeError, OverflowError, UnicodeError,
-            OSError, MemoryError) as exc:  # anything a malformed file can still provoke
-        raise TraceFormatError(layout.path, "", "a readable Ascend profile",
+            OSError, MemoryError, ArrowException) as exc:  # anything a malformed file can still provoke
+        raise TraceFormatError(Path(path), "", "a readable Ascend profile",
                                f"{type(exc).__name__}: {exc}") from exc
 
 

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ...errors import TraceFormatError
-from .units import (bytes_factor, clean, device_label, missing_mask, norm_key, snake, to_float, to_id,
+from .units import (bytes_factor, clean, device_label, missing, norm_key, snake, to_float, to_id, to_str,
                     to_text, unquote_list, us_to_ns)
 
 # --------------------------------------------------------------------------------------------------
@@ -48,11 +48,11 @@ def read_header(path: Path) -> list[str]:
         return []
 
 
-def read_csv(path: Path) -> pd.DataFrame:
+def read_csv(path: Path, nrows: int | None = None) -> pd.DataFrame:
     """Whole CSV as text cells (no NA guessing), strict UTF-8; malformed input -> TraceFormatError."""
     try:
         df = pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False, encoding="utf-8-sig",
-                         skipinitialspace=False, on_bad_lines="error", engine="c")
+                         skipinitialspace=False, on_bad_lines="error", engine="c", nrows=nrows)
     except UnicodeDecodeError as exc:
         raise TraceFormatError(path, f"byte {exc.start}", "UTF-8 text", str(exc)) from exc
     except pd.errors.EmptyDataError as exc:
@@ -62,7 +62,8 @@ def read_csv(path: Path) -> pd.DataFrame:
     except (OSError, ValueError) as exc:
         raise TraceFormatError(path, "", "a readable CSV file", str(exc)) from exc
     df.columns = [str(c).strip() for c in df.columns]
-    _check_not_truncated(path, len(df.columns), len(df))
+    if nrows is None:
+        _check_not_truncated(path, len(df.columns), len(df))
     return df
 
 
@@ -233,12 +234,12 @@ def read_kernels(path: Path, default_device: int | None) -> pd.DataFrame:
     start_col = cols.require(*KERNEL_START)
     dur_col = cols.require(*KERNEL_DUR)
     out: dict[str, object] = {}
-    names = clean(df[name_col])
-    no_name = missing_mask(names) & ~names.eq("N/A").to_numpy()
+    names = to_str(df[name_col])
+    no_name = pd.isna(names)
     if no_name.any():
         row = int(np.flatnonzero(no_name)[0]) + 2
         raise TraceFormatError(path, f"line {row}, column {name_col!r}", "a task name", "the cell is empty")
-    out["name"] = names.to_numpy(dtype=object)
+    out["name"] = names
     start, miss = us_to_ns(df[start_col], path=path, column=start_col)
     _require_present(path, start_col, miss)
     dur, miss = us_to_ns(df[dur_col], path=path, column=dur_col)
@@ -287,7 +288,7 @@ def _require_present(path, col, miss):
 
 def _devices(cols: Columns, n: int, default_device: int | None) -> np.ndarray:
     s = cols.get("Device Type", "Device")
-    out = device_label(s) if s is not None else pd.Series([None] * n, dtype=object)
+    out = pd.Series(device_label(s) if s is not None else np.full(n, None, dtype=object), dtype=object)
     dev_id = cols.get("Device_id")
     if dev_id is not None:
         ids = to_id(dev_id)
@@ -363,7 +364,7 @@ def read_module_mem(path: Path, default_device: int | None) -> pd.DataFrame:
     _require_present(path, ts_col, miss)
     raw = to_float(df[res_col])
     raw[raw == -1] = np.nan  # -1: only frees were seen for the component (formats.md §3.6)
-    comp = clean(df[comp_col]).fillna("?")
+    comp = pd.Series(to_str(df[comp_col]), dtype=object).fillna("?")
     return pd.DataFrame({"ts_abs": ts, "source": _devices(cols, len(df), default_device),
                          "metric": ("module_mem:" + comp).to_numpy(dtype=object),
                          "value": raw * bytes_factor(res_col, 2 ** 20)})
@@ -402,8 +403,8 @@ def read_stat_table(path: Path) -> list[dict]:
     for col in df.columns:
         c = clean(df[col])
         num = to_float(c)
-        present = ~missing_mask(c)
-        out[col] = num if np.isfinite(num[present]).all() and present.any() else c.to_numpy(dtype=object)
+        present = ~missing(c)
+        out[col] = num if np.isfinite(num[present]).all() and present.any() else to_str(c)
     return _records(pd.DataFrame(out))
 
 

@@ -122,11 +122,11 @@ def _default_device(files, tv, parts) -> int | None:
 
     for role in ("npu_module_mem", "memory_record", "operator_memory"):
         for p in files.get(role, []):
-            df = read_csv(p)
+            df = read_csv(p, nrows=2000)
             s = Columns(df, p).get("Device Type", "Device")
             if s is None:
                 continue
-            lab = device_label(s).dropna()
+            lab = pd.Series(device_label(s), dtype=object).dropna()
             lab = lab[lab.str.startswith("npu:")]
             if len(lab):
                 return int(lab.mode().iloc[0].split(":")[1])

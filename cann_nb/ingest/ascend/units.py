@@ -1,8 +1,8 @@
 """Ascend quirk helpers: exact epoch-µs strings -> int ns, N/A handling, sentinels, header units, names.
 
-Everything here works on whole columns (pandas string ops + numpy); nothing loops per row except the
-rare Excel-mangled ``1.69512E+15`` cells, which are converted one by one with ``Decimal``.
-See docs/formats.md §2 for the conventions these functions undo.
+Every function works on whole columns with Arrow compute kernels (C++; no Python per cell) and returns
+numpy / pandas objects. The only per-cell Python is for Excel-mangled cells (``1.69512E+15``), which
+are rare by construction and converted with ``Decimal``. See docs/formats.md §2.
 """
 
 from __future__ import annotations
@@ -18,129 +18,164 @@ import pyarrow.compute as pc
 from ...errors import TraceFormatError
 
 # Cell values that mean "no value" in Ascend CSVs (formats.md §2).
-NA_TOKENS = frozenset({"", "N/A", "NA", "n/a", "NaN", "nan", "None", "none", "NULL", "null", "-"})
+NA_TOKENS = ("", "N/A", "NA", "n/a", "NaN", "nan", "None", "none", "NULL", "null", "-")
+_NA = pa.array(NA_TOKENS, type=pa.large_string())
 # 0xFFFFFFFF / 0xFFFFFFFFFFFFFFFF mean "none" (Model ID, dst rank, Subtask Id, notify id).
 SENTINELS = (4294967295, 18446744073709551615)
 
-_NUM_RE = r"^([+-]?)([0-9]*)(?:\.([0-9]*))?$"
+_NUM_RE = r"^(?P<sign>[+-]?)(?P<int>[0-9]*)(?:\.(?P<frac>[0-9]*))?$"
+_SCI_RE = r"^[+-]?[0-9]*\.?[0-9]*[eE][+-]?[0-9]+$"
+_FLOAT_RE = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
+_TRIM = " \t\r\n\""
+_INT64_MAX = np.iinfo(np.int64).max
 
 
-def clean(s: pd.Series) -> pd.Series:
-    """Strip whitespace, TABs and stray quotes that Ascend writes around numbers."""
-    s = s.astype(object).where(s.notna(), None)
-    s = pd.Series(s, index=s.index, dtype=object)
-    out = s.str.strip().str.strip('"').str.strip()
-    return out
-
-
-def missing_mask(s: pd.Series) -> np.ndarray:
-    """True where a cleaned cell means "no value"."""
-    return (s.isna() | s.isin(NA_TOKENS)).to_numpy()
-
-
-def decimal_to_ns(s: pd.Series, *, scale_digits: int = 3, path="", column: str = "",
-                  row_base: int = 2, allow_negative: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    """Convert decimal strings in units of 10**-scale_digits... exactly to int64 nanoseconds.
-
-    ``scale_digits`` is how many decimal digits make one ns: 3 for µs, 6 for ms, 0 for ns.
-    Returns ``(values, missing)``; values are 0 where missing. Exact: the integer and fractional
-    parts are parsed separately as integers, so ``1736408883704643.212`` gives ``...643212`` ns
-    with no float rounding. Digits beyond ns precision are rounded half away from zero. Excel
-    scientific forms (``1.69512E+15``) are converted with Decimal. Any other text raises
-    TraceFormatError naming ``path``, the row (``row_base`` = file line of the first data row) and
-    ``column``.
-    """
-    s = clean(s)
-    n = len(s)
-    missing = missing_mask(s)
-    values = np.zeros(n, dtype=np.int64)
-    if n == 0 or missing.all():
-        return values, missing
-    present = ~missing
-    sp = s[present]
-    parts = sp.str.extract(_NUM_RE)
-    bad = parts[1].isna().to_numpy() | ((parts[1] == "") & parts[2].fillna("").eq("")).to_numpy()
-    # scientific notation (Excel) -> Decimal, one by one (rare by construction)
-    sci_vals = None
-    if bad.any():
-        cand = sp[bad]
-        sci = cand.str.contains(r"^[+-]?[0-9]*\.?[0-9]*[eE][+-]?[0-9]+$", regex=True, na=False).to_numpy()
-        if not sci.all():
-            first = np.flatnonzero(present)[np.flatnonzero(bad)[np.flatnonzero(~sci)[0]]]
-            raise TraceFormatError(path, f"line {first + row_base}, column {column!r}",
-                                   "a decimal number", f"got {str(s.iloc[first])[:40]!r}")
-        sci_vals = _sci_to_ns(cand.tolist(), scale_digits, path, column,
-                              np.flatnonzero(present)[np.flatnonzero(bad)] + row_base)
-    ok = ~bad
-    sign = parts[0].to_numpy()[ok]
-    ip = parts[1][ok].replace("", "0")
-    fp = parts[2][ok].fillna("")
-    too_long = (ip.str.len() > 19).to_numpy()
-    try:  # pyarrow casts 19-digit strings exactly and refuses overflow
-        whole = pc.cast(pa.array(ip.where(~too_long, "0").to_numpy(dtype=object), type=pa.string()),
-                        pa.int64()).to_numpy(zero_copy_only=False)
-    except (pa.ArrowInvalid, OverflowError):
-        too_long = too_long | (ip.str.len() >= 19).to_numpy()
-        whole = ip.where(~too_long, "0").astype("int64").to_numpy()
-    too_big = too_long | (whole > np.iinfo(np.int64).max // (10 ** scale_digits) - 1)
-    if too_big.any():
-        first = np.flatnonzero(present)[np.flatnonzero(ok)[np.flatnonzero(too_big)[0]]]
-        raise TraceFormatError(path, f"line {first + row_base}, column {column!r}",
-                               "a value that fits in int64 nanoseconds", f"got {str(s.iloc[first])[:40]!r}")
-    if scale_digits > 0:
-        padded = fp.str.pad(scale_digits + 1, side="right", fillchar="0")
-        head = padded.str.slice(0, scale_digits).astype("int64").to_numpy()
-        rnd = (padded.str.slice(scale_digits, scale_digits + 1).astype("int64").to_numpy() >= 5)
-        mag = whole * (10 ** scale_digits) + head + rnd
+def arrow(s) -> pa.Array:
+    """Any column of text (pandas str/object, list, Arrow) -> Arrow large_string array."""
+    if isinstance(s, pa.ChunkedArray):
+        s = s.combine_chunks()
+    if isinstance(s, pa.Array):
+        arr = s
     else:
-        rnd = fp.str.slice(0, 1).replace("", "0").astype("int64").to_numpy() >= 5
-        mag = whole + rnd
-    vals = np.where(sign == "-", -mag, mag)
-    out = np.zeros(int(present.sum()), dtype=np.int64)
-    out[ok] = vals
-    if sci_vals is not None:
-        out[bad] = sci_vals
-    if not allow_negative and (out < 0).any():
-        first = np.flatnonzero(present)[np.flatnonzero(out < 0)[0]]
-        raise TraceFormatError(path, f"line {first + row_base}, column {column!r}",
-                               "a non-negative value", f"got {str(s.iloc[first])[:40]!r}")
-    values[present] = out
-    return values, missing
+        try:
+            arr = pa.array(s, type=pa.large_string(), from_pandas=True)
+        except (pa.ArrowTypeError, pa.ArrowInvalid):  # mixed objects (rare): text of each value
+            vals = pd.Series(s, dtype=object)
+            arr = pa.array(vals.map(lambda x: x if isinstance(x, str) else None if x is None or x != x else str(x)),
+                           type=pa.large_string(), from_pandas=True)
+    if not pa.types.is_large_string(arr.type):
+        arr = arr.cast(pa.large_string()) if (pa.types.is_string(arr.type) or pa.types.is_null(arr.type)) \
+            else pc.cast(arr, pa.large_string())
+    return arr
+
+
+def clean(s) -> pa.Array:
+    """Strip whitespace, TABs and the stray quotes Ascend writes around numbers (``"...643.212\\t"``)."""
+    return pc.utf8_trim(arrow(s), characters=_TRIM)
+
+
+def missing(arr: pa.Array) -> np.ndarray:
+    """True where a cleaned cell means "no value" (empty, N/A, NULL ...)."""
+    m = pc.or_kleene(pc.is_null(arr), pc.is_in(arr, value_set=_NA))
+    return np.asarray(m.fill_null(True).to_numpy(zero_copy_only=False), dtype=bool)
+
+
+def _with_missing_as_null(arr: pa.Array) -> pa.Array:
+    return pc.if_else(pa.array(missing(arr)), pa.nulls(len(arr), arr.type), arr)
+
+
+def decimal_to_ns(s, *, scale_digits: int = 3, path="", column: str = "", row_base: int = 2,
+                  allow_negative: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """Decimal strings in units of 10**-scale_digits ns... exactly -> int64 ns.
+
+    ``scale_digits`` is how many decimal digits make one ns: 3 for µs, 0 for ns. Returns
+    ``(values, missing)``; values are 0 where missing. Exact: integer and fractional parts are parsed
+    as integers, so ``1736408883704643.212`` gives ``...643212`` ns with no float rounding; digits
+    below 1 ns are rounded half away from zero. Excel forms (``1.69512E+15``) go through Decimal. Any
+    other text raises TraceFormatError naming ``path``, the line (``row_base`` = line of the first data
+    row) and ``column``.
+    """
+    arr = clean(s)
+    n = len(arr)
+    miss = missing(arr)
+    values = np.zeros(n, dtype=np.int64)
+    if n == 0 or miss.all():
+        return values, miss
+    parts = pc.extract_regex(arr, _NUM_RE)
+    matched = np.asarray(pc.is_valid(parts).to_numpy(zero_copy_only=False), dtype=bool)
+    ip = pc.struct_field(parts, "int")
+    fp = pc.struct_field(parts, "frac").fill_null("")
+    empty = np.asarray(pc.and_(pc.equal(pc.utf8_length(ip), 0), pc.equal(pc.utf8_length(fp), 0))
+                       .fill_null(True).to_numpy(zero_copy_only=False), dtype=bool)
+    bad = ~miss & (~matched | empty)
+    sci_idx = np.array([], dtype=np.int64)
+    if bad.any():
+        sci = np.asarray(pc.match_substring_regex(arr, _SCI_RE).fill_null(False).to_numpy(zero_copy_only=False),
+                         dtype=bool)
+        really_bad = bad & ~sci
+        if really_bad.any():
+            i = int(np.flatnonzero(really_bad)[0])
+            raise TraceFormatError(path, f"line {i + row_base}, column {column!r}", "a decimal number",
+                                   f"got {str(arr[i].as_py())[:40]!r}")
+        sci_idx = np.flatnonzero(bad)
+    ok = ~miss & ~bad
+    ip_ok = pc.if_else(pa.array(ok), ip, pa.scalar("0", ip.type))
+    long = np.asarray(pc.greater(pc.utf8_length(ip_ok), 19).to_numpy(zero_copy_only=False), dtype=bool)
+    if long.any():
+        i = int(np.flatnonzero(long)[0])
+        raise TraceFormatError(path, f"line {i + row_base}, column {column!r}",
+                               "a value that fits in int64 nanoseconds", f"got {str(arr[i].as_py())[:40]!r}")
+    ip_ok = pc.if_else(pc.equal(pc.utf8_length(ip_ok), 0), pa.scalar("0", ip.type), ip_ok)
+    try:
+        whole = pc.cast(ip_ok, pa.int64()).to_numpy(zero_copy_only=False)
+    except (pa.ArrowInvalid, OverflowError):
+        i = int(np.flatnonzero(np.asarray(pc.greater_equal(pc.utf8_length(ip_ok), 19)
+                                          .to_numpy(zero_copy_only=False), dtype=bool))[0])
+        raise TraceFormatError(path, f"line {i + row_base}, column {column!r}",
+                               "a value that fits in int64 nanoseconds", f"got {str(arr[i].as_py())[:40]!r}")
+    limit = _INT64_MAX // (10 ** scale_digits) - 1
+    if (whole > limit).any():
+        i = int(np.flatnonzero(whole > limit)[0])
+        raise TraceFormatError(path, f"line {i + row_base}, column {column!r}",
+                               "a value that fits in int64 nanoseconds", f"got {str(arr[i].as_py())[:40]!r}")
+    padded = pc.utf8_rpad(fp, width=scale_digits + 1, padding="0")
+    if scale_digits > 0:
+        head = pc.cast(pc.utf8_slice_codeunits(padded, 0, scale_digits), pa.int64()).to_numpy(zero_copy_only=False)
+    else:
+        head = np.zeros(n, dtype=np.int64)
+    rnd = pc.cast(pc.utf8_slice_codeunits(padded, scale_digits, scale_digits + 1), pa.int64()) \
+        .to_numpy(zero_copy_only=False) >= 5
+    mag = whole * (10 ** scale_digits) + head + rnd
+    neg = np.asarray(pc.equal(pc.struct_field(parts, "sign"), "-").fill_null(False).to_numpy(zero_copy_only=False),
+                     dtype=bool)
+    out = np.where(neg, -mag, mag)
+    values[ok] = out[ok]
+    if len(sci_idx):
+        values[sci_idx] = _sci_to_ns([arr[int(i)].as_py() for i in sci_idx], scale_digits, path, column,
+                                     sci_idx + row_base)
+    if not allow_negative and (values < 0).any():
+        i = int(np.flatnonzero(values < 0)[0])
+        raise TraceFormatError(path, f"line {i + row_base}, column {column!r}", "a non-negative value",
+                               f"got {str(arr[i].as_py())[:40]!r}")
+    return values, miss
 
 
 def _sci_to_ns(cells, scale_digits, path, column, rows) -> np.ndarray:
     out = np.empty(len(cells), dtype=np.int64)
     for i, cell in enumerate(cells):  # only Excel-mangled cells reach here
         try:
-            d = Decimal(cell) * (Decimal(10) ** scale_digits)
-            out[i] = int(d.to_integral_value())
+            v = int((Decimal(cell) * (Decimal(10) ** scale_digits)).to_integral_value())
+            if abs(v) > _INT64_MAX:
+                raise OverflowError(cell)
+            out[i] = v
         except (InvalidOperation, OverflowError, ValueError) as exc:
             raise TraceFormatError(path, f"line {rows[i]}, column {column!r}", "a decimal number",
                                    f"got {cell!r}") from exc
     return out
 
 
-def us_to_ns(s: pd.Series, **kw) -> tuple[np.ndarray, np.ndarray]:
+def us_to_ns(s, **kw) -> tuple[np.ndarray, np.ndarray]:
     """Epoch or duration µs strings -> exact int64 ns (see decimal_to_ns)."""
     return decimal_to_ns(s, scale_digits=3, **kw)
 
 
 def floats_to_ns(values, scale: float = 1000.0) -> np.ndarray:
-    """Float durations (µs by default) -> int64 ns, rounded to nearest (JSON ``dur`` values)."""
+    """Float durations (µs by default) -> int64 ns, rounded to nearest."""
     arr = np.asarray(values, dtype="float64") * scale
     return np.rint(np.nan_to_num(arr, nan=0.0)).astype(np.int64)
 
 
-def to_float(s: pd.Series) -> np.ndarray:
+def to_float(s) -> np.ndarray:
     """Lenient numeric column: N/A, empty and unparsable cells become NaN."""
-    if s.dtype.kind in "fiub":
+    if isinstance(s, pd.Series) and s.dtype.kind in "fiub":
         return np.array(s.to_numpy(dtype="float64", na_value=np.nan), dtype="float64")
-    c = clean(s)
-    c = c.where(~pd.Series(missing_mask(c), index=c.index), None)
-    return np.array(pd.to_numeric(c, errors="coerce"), dtype="float64")
+    arr = clean(s)
+    good = pc.match_substring_regex(arr, _FLOAT_RE).fill_null(False)
+    num = pc.cast(pc.if_else(good, arr, pa.nulls(len(arr), arr.type)), pa.float64())
+    return np.array(num.to_numpy(zero_copy_only=False), dtype="float64")
 
 
-def to_id(s: pd.Series) -> np.ndarray:
+def to_id(s) -> np.ndarray:
     """Integer-like id column -> float64 with NaN for missing and for the 0xFFFFFFFF sentinels."""
     v = to_float(s)
     for sentinel in SENTINELS:
@@ -148,32 +183,42 @@ def to_id(s: pd.Series) -> np.ndarray:
     return v
 
 
-def to_text(s: pd.Series) -> pd.Categorical:
-    """Text column -> categorical with N/A/empty as missing."""
-    c = clean(s)
-    return pd.Categorical(c.where(~pd.Series(missing_mask(c), index=c.index), None))
+def _categorical(arr: pa.Array) -> pd.Categorical:
+    enc = pc.dictionary_encode(arr)
+    cat = enc.to_pandas()
+    return cat.array if isinstance(cat, pd.Series) else pd.Categorical(cat)
 
 
-def unquote_list(s: pd.Series) -> pd.Categorical:
+def to_text(s) -> pd.Categorical:
+    """Text column -> categorical with N/A/empty as missing (whitespace and quotes trimmed)."""
+    return _categorical(_with_missing_as_null(clean(s)))
+
+
+def to_str(s) -> np.ndarray:
+    """Text column -> object array of str, None where missing."""
+    return np.asarray(_with_missing_as_null(clean(s)).to_numpy(zero_copy_only=False), dtype=object)
+
+
+def unquote_list(s) -> pd.Categorical:
     """Shapes/dtypes cells: drop the inner quotes of tripled-quote CSV cells and Windows ``;\\r\\n`` joins.
 
     Raw ``\"\"\"32,3,224,224\"\"\"`` reaches us as ``\"32,3,224,224\"`` -> ``32,3,224,224``;
     multiple tensors stay ``;``-separated (``81920,4096;8192,512``).
     """
-    c = clean(s)
-    c = c.str.replace("\r", "", regex=False).str.replace(";\n", ";", regex=False).str.replace('"', "", regex=False)
-    c = c.where(~pd.Series(missing_mask(c), index=c.index), None)
-    return pd.Categorical(c)
+    a = clean(s)
+    a = pc.replace_substring(a, "\r", "")
+    a = pc.replace_substring(a, ";\n", ";")
+    a = pc.replace_substring(a, '"', "")
+    return _categorical(_with_missing_as_null(a))
 
 
-def device_label(s: pd.Series) -> pd.Series:
-    """``NPU:0`` / ``npu:0`` / ``0`` -> ``npu:0``; ``CPU`` -> ``cpu``; missing stays missing."""
-    c = clean(s)
-    miss = pd.Series(missing_mask(c), index=c.index)
-    low = c.str.lower().str.replace(" ", "", regex=False)
-    digits = low.str.fullmatch(r"\d+", na=False)
-    out = low.where(~digits, "npu:" + low.fillna(""))
-    return out.where(~miss, None)
+def device_label(s) -> np.ndarray:
+    """``NPU:0`` / ``npu:0`` / ``0`` -> ``npu:0``; ``CPU`` -> ``cpu``; missing -> None (object array)."""
+    a = pc.replace_substring(pc.utf8_lower(clean(s)), " ", "")
+    digits = pc.match_substring_regex(a, r"^[0-9]+$").fill_null(False)
+    a = pc.if_else(digits, pc.binary_join_element_wise(pa.scalar("npu:", pa.large_string()), a,
+                                                       pa.scalar("", pa.large_string())), a)
+    return np.asarray(_with_missing_as_null(a).to_numpy(zero_copy_only=False), dtype=object)
 
 
 _UNIT_RE = re.compile(r"\(([^()]*)\)\s*$")
