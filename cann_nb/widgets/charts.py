@@ -113,6 +113,7 @@ def memory_figure(profile):
         fig.legend.label_text_font_size = "10px"
     else:
         fig.title.text = "Memory over time: no memory events or RSS samples were recorded"
+        fig.scatter([], [])  # an empty renderer keeps bokeh's validation quiet
     return fig
 
 
@@ -179,6 +180,7 @@ def utilization_figure(profile):
         fig.y_range.start = 0
     else:
         fig.title.text = "Utilisation over time: no utilisation samples or device tasks were recorded"
+        fig.scatter([], [])
     return fig
 
 

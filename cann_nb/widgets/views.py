@@ -50,6 +50,8 @@ class _TimelineMixin:
     def _init_events(self, profile, max_events: int):
         self._encoded = encode_events(profile.events, profile.memory, profile.counters, max_events=max_events)
         self._profile_for_repr = profile
+        self.observe(self._row_to_id, "selected_row")
+        self.observe(self._id_to_row, "selected_id")
         return self._encoded.payload
 
     def highlight(self, event_ids) -> None:
@@ -64,14 +66,12 @@ class _TimelineMixin:
     def zoom_to(self, start_ns: int, end_ns: int) -> None:
         self.viewport = [int(start_ns), int(end_ns)]
 
-    @t.observe("selected_row")
     def _row_to_id(self, change):
         row = change["new"]
         new = int(self._encoded.ids[row]) if 0 <= row < len(self._encoded.ids) else -1
         if new != self.selected_id:
             self.selected_id = new
 
-    @t.observe("selected_id")
     def _id_to_row(self, change):
         rows = self._encoded.rows_for_ids([change["new"]]) if change["new"] >= 0 else np.zeros(0)
         row = int(rows[0]) if len(rows) else -1
