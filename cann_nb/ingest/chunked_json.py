@@ -117,6 +117,7 @@ class EventStream:
         self._data: bytes | None = None
         self._events: list | None = None
         self._span: tuple[int, int] | None = None     # [start, end) of the array's content in _data
+        self.mode = "parsed object"                    # how the events were read (reported in meta)
         if isinstance(source, dict) or isinstance(source, list):
             self.top, self._events = _events_of(source, label)
             return
@@ -125,8 +126,10 @@ class EventStream:
         span = self._locate(data)
         if span is None:
             self.top, self._events = _events_of(parse_document(data, label), label)
+            self.mode = "whole document"
         else:
             self._span = span
+            self.mode = "streamed"
 
     # -- locating the array without parsing it -------------------------------------------------
     def _locate(self, data: bytes) -> tuple[int, int] | None:
@@ -157,22 +160,19 @@ class EventStream:
         return start, end
 
     @staticmethod
-    def _array_end(data: bytes, start: int) -> int | None:
-        """Position of the ``]`` closing the events array: the last one whose tail parses."""
+    def _array_end(data: bytearray, start: int) -> int | None:
+        """Position of the ``]`` closing the events array, searched from the end of the document.
+
+        Top-level keys after the array (INFO log lines, traceName...) may hold ``]`` too, so a
+        candidate must be followed by a valid rest of the object and preceded by a complete event.
+        """
         pos = len(data)
-        for _ in range(64):
+        for _ in range(256):
             pos = data.rfind(b"]", start - 1, pos)
             if pos < 0:
                 return None
-            tail = data[pos + 1:].strip(_WS)
-            if not tail:
+            if _plausible_end(data, start, pos):
                 return pos
-            if tail[:1] in (b"}", b","):
-                try:
-                    orjson.loads(b'{"_":0' + tail if tail[:1] == b"," else b"{" + tail)
-                    return pos
-                except orjson.JSONDecodeError:
-                    pass
         return None
 
     # -- chunks ---------------------------------------------------------------------------------
@@ -188,6 +188,7 @@ class EventStream:
             # a cut fell inside an event: fall back to one parse of the whole document
             self.top, events = _events_of(parse_document(self._data, self.label), self.label)
             self._events = events
+            self.mode = "whole document (a chunk cut fell inside an event)"
             raise _Restart from None
 
     def _stream_chunks(self) -> Iterator[Chunk]:
@@ -215,6 +216,35 @@ class EventStream:
             yield Chunk(index, events, view[pos:stop])
             index += len(events)
             pos = m.end() - 1 if m else end
+
+
+def _plausible_end(data: bytearray, start: int, end: int) -> bool:
+    tail = bytes(data[end + 1:]).strip(_WS)
+    if tail:
+        if tail[:1] not in (b"}", b","):
+            return False
+        try:
+            orjson.loads(b'{"_":0' + tail if tail[:1] == b"," else b"{" + tail)
+        except orjson.JSONDecodeError:
+            return False
+    j = end - 1
+    while j >= start and data[j] in _WS:
+        j -= 1
+    if j < start:
+        return True                                   # empty array
+    if data[j] != 0x7D:                               # not '}': this ']' closes something else
+        return False
+    lo = max(start, end - (1 << 20))
+    last = None
+    for last in _SEP.finditer(data, lo, end):
+        pass
+    if last is None and lo > start:
+        return True                                   # one huge last event: accept, the chunk parse checks it
+    seg = last.end() - 1 if last is not None else start
+    try:
+        return isinstance(orjson.loads(b"[" + bytes(data[seg:end]) + b"]"), list)
+    except orjson.JSONDecodeError:
+        return False
 
 
 class _Recut(Exception):

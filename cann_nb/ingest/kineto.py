@@ -53,7 +53,9 @@ def read_kineto(source, *, t0_ns: int | None = None, python_functions: bool = Fa
         stream = EventStream(source, label)
         cols = Columns(label, python_functions)
         iter_chunks(stream, cols.consume)
-        return _Assembler(cols, stream.top, label, path, t0_ns, name).profile()
+        prof = _Assembler(cols, stream.top, label, path, t0_ns, name).profile()
+    prof.meta["kineto"]["parse"] = stream.mode
+    return prof
 
 
 def _label(source) -> tuple[str, str | None]:

@@ -348,8 +348,8 @@ class Columns:
 
     def groups(self, cat_codes: np.ndarray) -> np.ndarray:
         values = self.cats.values
-        if len(self._group_lut) < len(values):
-            self._group_lut = np.array([group_of(c) for c in values], dtype=np.int8)
+        if len(self._group_lut) < len(values) + 1:       # the last entry serves code -1 (no cat)
+            self._group_lut = np.array([group_of(c) for c in values] + [OTHER], dtype=np.int8)
         return self._group_lut[cat_codes] if len(cat_codes) else np.zeros(0, dtype=np.int8)
 
     # -- one chunk ------------------------------------------------------------------------------
