@@ -363,6 +363,14 @@ export class Timeline {
       ctx.beginPath();
       for (let j = 0; j < fills.length; j += 3) ctx.rect(LABEL_W + fills[j + 1] - 0.5, y + 0.5, fills[j + 2] + 1, b.h - 1);
       ctx.stroke();
+      for (let j = 0; j < fills.length; j += 3) {
+        const x0 = Math.max(fills[j + 1], 0), x1 = Math.min(fills[j + 1] + fills[j + 2], this.plotW);
+        const chars = Math.floor((x1 - x0 - 6) / 6.3);
+        if (chars < 3) continue;
+        const i = fills[j], name = d.names[d.name[i]];
+        ctx.fillStyle = TEXT_ON[this.colorOf[d.name[i]]];
+        ctx.fillText(name.length > chars ? name.slice(0, chars - 1) + "…" : name, LABEL_W + x0 + 3, y + b.h / 2 + 0.5);
+      }
     }
   }
 
