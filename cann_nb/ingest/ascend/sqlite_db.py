@@ -22,7 +22,7 @@ import pandas as pd
 from ...errors import TraceFormatError
 from .assemble import Parts
 from .trace_view import MEMCPY_TASK_TYPES
-from .units import decimal_to_ns
+from .units import decimal_to_ns, unquote_list
 
 API_PREFIX = {"acl": "AscendCL", "node": "Node", "runtime": "Runtime", "hccl": "Hccl", "communication": "Hccl",
               "model": "Model"}
@@ -231,11 +231,9 @@ def _host(db: Db, S: pd.Series) -> tuple[pd.DataFrame, pd.Series]:
     return host, conn_to_host
 
 
-def _clean_list(values) -> np.ndarray:
-    s = pd.Series(values, dtype=object)
-    s = s.str.replace('"', "", regex=False).str.replace("\r\n", "", regex=False)
-    s = s.where(~s.isin(["", "N/A"]), None)
-    return s.to_numpy(dtype=object)
+def _clean_list(values) -> pd.Categorical:
+    """Interned shape/dtype strings (``"32,3,224,224"`` with quotes) -> categorical without quotes."""
+    return unquote_list(pd.Series(values, dtype=object))
 
 
 def _device(db: Db, S: pd.Series, parts: Parts, conn_to_host: pd.Series) -> list[pd.DataFrame]:
@@ -353,9 +351,19 @@ def _pmu(db: Db, S: pd.Series, task_ids: pd.Series) -> pd.DataFrame:
     if not db.has("TASK_PMU_INFO", "globalTaskId", "name", "value"):
         return pd.DataFrame(index=task_ids.to_numpy())
     p = db.read("TASK_PMU_INFO", ["globalTaskId", "name", "value"])
-    p["metric"] = _map(p["name"], S)
-    p["value"] = pd.to_numeric(p["value"], errors="coerce")
-    wide = p.pivot_table(index="globalTaskId", columns="metric", values="value", aggfunc="first")
+    tid = pd.to_numeric(p["globalTaskId"], errors="coerce").to_numpy(dtype="float64")
+    nid = pd.to_numeric(p["name"], errors="coerce").to_numpy(dtype="float64")
+    val = pd.to_numeric(p["value"], errors="coerce").to_numpy(dtype="float64")
+    ok = ~(np.isnan(tid) | np.isnan(nid))
+    if not ok.any():
+        return pd.DataFrame(index=task_ids.to_numpy())
+    # long -> wide with two np.unique calls and one scatter (no pivot_table on millions of rows)
+    tasks, ti = np.unique(tid[ok], return_inverse=True)
+    metrics, mi = np.unique(nid[ok], return_inverse=True)
+    grid = np.full((len(tasks), len(metrics)), np.nan)
+    grid[ti, mi] = val[ok]
+    names = [str(S.get(int(m), f"metric_{int(m)}")) if len(S) else f"metric_{int(m)}" for m in metrics]
+    wide = pd.DataFrame(grid, index=tasks.astype(np.int64), columns=names)
     cols = {}
     for m in wide.columns:
         m = str(m)
