@@ -154,7 +154,10 @@ def rewrite(module: ast.Module, loop: bool) -> ast.Module:
     body = list(module.body)
     if body and isinstance(body[-1], ast.Expr):
         last = body.pop()
-        body.append(ast.copy_location(ast.Expr(_call("keep", last.value)), last))
+        keep = _call("keep", last.value)
+        for node in (keep, keep.func, keep.func.value):  # on the user's line: it evaluates the user's value
+            ast.copy_location(node, last.value)
+        body.append(ast.copy_location(ast.Expr(keep), last))
     if not body:
         body = [ast.Pass()]
     if loop:
@@ -163,12 +166,13 @@ def rewrite(module: ast.Module, loop: bool) -> ast.Module:
     handler = ast.ExceptHandler(ast.Name("BaseException", ast.Load()), None,
                                 [ast.Expr(_call("fail")), ast.Raise()])
     new = [ast.Try(body, [handler], [], []), ast.Expr(_call("end"))]
-    anchor = module.body[0] if module.body else None
-    for stmt in new:
-        if anchor is not None:
-            ast.copy_location(stmt, anchor)
+    # the profiler's own statements sit on line 1, the magic line (now a comment), so that neither a
+    # traceback nor the line spans of the Python tracer put them on a line of the user's
+    for node in ast.walk(ast.Module(new, [])):
+        if "lineno" in node._attributes and not hasattr(node, "lineno"):
+            node.lineno, node.end_lineno, node.col_offset, node.end_col_offset = 1, 1, 0, 0
     module.body = new
-    return ast.fix_missing_locations(module)
+    return module
 
 
 class Runtime:
@@ -256,7 +260,7 @@ class Runtime:
         session = CollectionSession(name, args.collector_names, options, source)
         self.run = _Run(args, session)
         if args.warmup == 0:
-            session.start()
+            session.start(adopt_caller=True)
 
     def runs(self):
         """The loop of a --warmup/--repeat cell: warm-up runs unprofiled, then one step per repeat."""
@@ -264,7 +268,7 @@ class Runtime:
         for _ in range(run.args.warmup):
             yield "warmup"
         if not run.session.running:
-            run.session.start()
+            run.session.start(adopt_caller=True)
         for i in range(run.args.repeat):
             if run.args.repeat > 1:
                 run.session.mark_step()

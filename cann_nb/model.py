@@ -108,17 +108,14 @@ def _as_dtype(series, dtype: str, table: str, col: str):
     s = series if isinstance(series, pd.Series) else pd.Series(series)
     try:
         if dtype == "category":
-            if isinstance(s.dtype, pd.CategoricalDtype):
-                cats = s.cat.categories
-                if len(cats) and not all(isinstance(c, str) for c in cats[:64]):
-                    s = s.cat.rename_categories([str(c) for c in cats])
-                return s.array
-            values = s.to_numpy(dtype=object)
-            mask = pd.isna(values)
-            if mask.any():
-                values = values.copy()
-                values[mask] = None
-            return pd.Categorical(np.where(mask, None, values.astype(str)) if not mask.all() else values)
+            if not isinstance(s.dtype, pd.CategoricalDtype):
+                values = s.to_numpy(dtype=object)
+                mask = pd.isna(values)
+                if mask.any():
+                    values = values.copy()
+                    values[mask] = None
+                s = pd.Series(pd.Categorical(np.where(mask, None, values.astype(str)) if not mask.all() else values))
+            return _object_categories(s.array)
         if dtype.startswith("int"):
             if s.isna().any():
                 raise ProfileValidationError(f"{table}.{col} has missing values; it must be {dtype}")
@@ -128,6 +125,15 @@ def _as_dtype(series, dtype: str, table: str, col: str):
         raise
     except (TypeError, ValueError) as exc:
         raise ProfileValidationError(f"{table}.{col} cannot be read as {dtype}: {exc}") from exc
+
+
+def _object_categories(cat: pd.Categorical) -> pd.Categorical:
+    """Categories as plain Python strings in an object index, whatever produced them (pandas 3 infers
+    a ``str`` dtype, pyarrow may give others), so that tables from different sources concatenate."""
+    cats = cat.categories
+    if cats.dtype == object and (not len(cats) or isinstance(cats[0], str)):
+        return cat
+    return pd.Categorical.from_codes(cat.codes, categories=pd.Index([str(c) for c in cats], dtype=object))
 
 
 def new_meta(name: str = "", **fields) -> dict:
@@ -257,9 +263,8 @@ def concat(table: str, frames: list) -> pd.DataFrame:
     for col in columns:
         parts = [f[col] if col in f.columns else pd.Series(np.full(len(f), np.nan)) for f in frames]
         if any(isinstance(p.dtype, pd.CategoricalDtype) for p in parts):
-            cats = [p.astype(str).where(p.notna()).astype("category") if not isinstance(p.dtype, pd.CategoricalDtype)
-                    else p for p in parts]
-            out[col] = pd.api.types.union_categoricals([c.array for c in cats], ignore_order=True)
+            cats = [_as_dtype(p, "category", table, col) for p in parts]
+            out[col] = pd.api.types.union_categoricals(cats, ignore_order=True)
         else:
             out[col] = np.concatenate([p.to_numpy() for p in parts])
     return conform(table, pd.DataFrame(out))

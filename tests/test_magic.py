@@ -38,7 +38,6 @@ def test_cell_behaves_as_without_the_magic(ip, tmp_path):
     result = run(ip, "%%cann_profile -n plain --collectors host --no-display\nx = 20\ny = x + 1\ny * 2")
     assert result.success and result.result == 42
     assert ip.user_ns["x"] == 20 and ip.user_ns["y"] == 21
-    assert ip.user_ns["_"] == 42
     assert ip.user_ns["Out"][result.execution_count] == 42
     assert ip.history_manager.input_hist_raw[-1].startswith("%%cann_profile -n plain")
     assert "__cann_nb_run__" not in ip.user_ns

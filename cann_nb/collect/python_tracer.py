@@ -78,6 +78,9 @@ class PythonTracer(Collector):
         self._offset_ns = 0
         self._ours: tuple = ()            # the profile functions this tracer may have installed
         self._state: dict = {"lines_left": 0, "overflowed": False, "dropped": 0}
+        # set by the session when start() is called from the user's own code (the %%cann_profile
+        # rewrite, Profiler.start()): that frame is then recorded as an open span
+        self.adopt_caller = False
 
     # -- life cycle -------------------------------------------------------------------------
     def start(self) -> None:
@@ -96,7 +99,38 @@ class PythonTracer(Collector):
         self._installed = True
         if self._prev_trace is None:
             sys.settrace(getattr)  # a C no-op: it activates line events without a Python call per frame
-        sys.setprofile(self._hook)  # last statement: only start()'s own return is seen, and dropped
+        first = self._adopt_caller() if self.adopt_caller else self._hook
+        sys.setprofile(first)  # last statement: only the returns of the frames above are seen after it
+
+    def _adopt_caller(self):
+        """Record the user's frame that (indirectly) called start() as an open span, with line spans.
+
+        A cell that starts the profiler from its own code (the %%cann_profile rewrite, or
+        ``Profiler.start()`` in a script) runs in a frame entered before the hook existed, so its
+        calls and lines would have no parent. The frames between it and start() are the profiler's:
+        their returns are swallowed by a short-lived first hook, which then hands over to the real one.
+        """
+        frame, skip = sys._getframe(2), 1  # start()'s caller; start() itself returns once
+        user = _UserFiles()
+        while frame is not None and not user(frame.f_code.co_filename):
+            frame, skip = frame.f_back, skip + 1
+        if frame is None:
+            return self._hook
+        self._enter_frame(frame)
+        # skip = the returns still to come from start() and each profiler frame above it
+        hook = self._hook
+
+        def skipping(f, event, arg):
+            nonlocal skip
+            if event == "return" and skip > 0:
+                skip -= 1
+                if skip == 0:
+                    sys.setprofile(hook)
+                return
+            hook(f, event, arg)
+
+        self._ours = (*self._ours, skipping)
+        return skipping if skip > 0 else hook
 
     def stop(self) -> None:
         t = time.perf_counter_ns()
@@ -228,6 +262,18 @@ class PythonTracer(Collector):
                 ca(_EXIT)
                 ta(perf())
 
+        def enter_frame(frame):
+            # an already running frame: record it as entered now, and trace its lines
+            i = py_get(id(frame.f_code))
+            if i is None:
+                i = intern_py(frame)
+            ca(~i if i < 0 else i)
+            ta(perf())
+            if i < 0 and state["lines_left"] > 0:
+                frame.f_trace = first_line
+                frame.f_trace_lines = True
+
+        self._enter_frame = enter_frame
         self._ours = (hook, drain)
         return hook
 
@@ -385,8 +431,8 @@ def _hidden(kind, ident, parent, depth, machinery, user, cells, names) -> np.nda
     The user's code that hidden code runs through ``exec``/``eval`` (the cell, a script under
     runpy) is shown again, with what it calls; so is cell code reached any other way (IPython resumes
     a top-level-await cell from its runner, not exec). Library modules that the machinery imports
-    stay hidden. C calls made directly by the frame that started the tracer are the session's
-    (its exec, its clock reads), so roots that are C calls are hidden too.
+    stay hidden. Root C calls are the user's: the session starts call tracers last (collect/session.py),
+    so the frame that started the tracer makes no C call of its own after it.
     """
     n = len(kind)
     own = np.zeros(n, dtype=bool)
@@ -400,7 +446,7 @@ def _hidden(kind, ident, parent, depth, machinery, user, cells, names) -> np.nda
         is_exec = np.array([nm in _RUNS_CODE for nm in names], dtype=bool)
         c = kind == 1
         runs_code[c] = is_exec[ident[c]]
-    own |= (kind == 1) & (parent < 0)
+    own |= runs_code & (parent < 0)  # an exec/eval run directly by the session (runner, tests)
     hidden = own.copy()
     levels = _by_depth(depth)
     for d in range(1, len(levels)):

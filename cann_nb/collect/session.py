@@ -45,7 +45,9 @@ class CollectionSession:
         self.running = False
 
     # -- around the user's code --------------------------------------------------------------
-    def start(self) -> None:
+    def start(self, adopt_caller: bool = False) -> None:
+        """Start the collectors. ``adopt_caller``: the caller runs user code itself (a rewritten cell,
+        ``Profiler.start()``), so call tracers record that frame as an open span."""
         self.t0_ns = time.time_ns()
         tracers = []
         for name in self.requested:
@@ -57,6 +59,7 @@ class CollectionSession:
                 continue
             inst = cls(self.options, self.t0_ns)
             if cls.traces_calls:
+                inst.adopt_caller = adopt_caller
                 tracers.append(inst)
             elif self._start_one(inst):
                 self.active.append(inst)
