@@ -123,7 +123,10 @@ export class CallTree {
       const t = performance.now();
       this.tree = buildTree(this.store.data);
       this.buildMs = performance.now() - t;
-      if (typeof ResizeObserver !== "undefined" && !this.ro) { this.ro = new ResizeObserver(() => this.draw()); this.ro.observe(this.wrap); }
+      if (typeof ResizeObserver !== "undefined" && !this.ro) { this.ro = new ResizeObserver(() => {
+        const w = this.wrap.clientWidth;
+        if (w !== this.observedW) { this.observedW = w; this.draw(); }
+      }); this.ro.observe(this.wrap); }
     }
     this.draw();
   }

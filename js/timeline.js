@@ -589,7 +589,11 @@ export class Timeline {
       }),
     ];
     if (typeof ResizeObserver !== "undefined") {
-      this.ro = new ResizeObserver(() => this.invalidate());
+      // redraw on width changes only: a redraw resizes the canvas, which must not retrigger this
+      this.ro = new ResizeObserver(() => {
+        const w = this.scroller.clientWidth;
+        if (w !== this.observedW) { this.observedW = w; this.invalidate(); }
+      });
       this.ro.observe(this.scroller);
     }
   }

@@ -63,6 +63,9 @@ def test_timeline_draws_lanes_and_events(page, prof, tmp_path):
     assert labels["drawn"] > px["drawn"]   # the lane gutter has text too
     assert not page.errors and not page.dialogs and not page.blocked
     assert "20,000 events in 4 lanes" in page.inner_text(".cnb-tl-status")
+    draws = int(tl_data(page)["draws"])
+    page.wait_for_timeout(500)
+    assert int(tl_data(page)["draws"]) == draws  # idle page: no redraw loop
 
 
 def test_zoom_pan_and_reset_change_the_view(page, prof, tmp_path):

@@ -1,0 +1,156 @@
+"""End to end in a real JupyterLab started by the test: profile a cell with %%cann_profile, show the
+ProfileView, then drive it with Chromium as a user would and read the selection back in the kernel.
+
+Pitfalls from shared/docs/environment-notes.md: wait for the status bar's "| Idle" (the toolbar
+indicator reads idle before a kernel exists), open with ?reset and a private workspaces dir, disable
+xsrf for the token-less server, silence the news toast with overrides.json.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import nbformat
+import pytest
+
+from .conftest import ARTIFACTS, PIXELS_JS, need, new_page
+
+pytestmark = pytest.mark.slow
+
+WORKLOAD = '''%%cann_profile -n e2e --no-display --collectors python,host
+import json
+def parse(s):
+    return json.loads(s)
+def work(n):
+    out = 0
+    for i in range(n):
+        out += len(parse('{"a": [1, 2, 3], "b": "%d"}' % i))
+    return out
+for _ in range(10):
+    work(300)
+'''
+
+SHOW = '''import cann_nb
+from cann_nb.analyze.finding import Finding
+from cann_nb.widgets import ProfileView
+p = cann_nb.load_session()["e2e"]
+top = p.hotspots().iloc[0]
+ids = p.events.loc[p.events["name"] == top["name"], "id"].tolist()
+finding = Finding(rule="e2e", category="hotspot", severity="high", title=f"{top['name']} is the top op",
+                  evidence={"method": "test", "event_ids": ids}, ops=(top["name"],), est_gain_ns=float(top["self_ns"]))
+view = ProfileView(p, [finding], tab="timeline")
+view'''
+
+READBACK = 'print("SELECTED", view.selected_id, "DRAWS", view.render_stats.get("draws", 0))'
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    if importlib.util.find_spec("jupyterlab") is None:
+        need("jupyterlab is not installed (pip install jupyterlab)")
+    root = tmp_path_factory.mktemp("lab")
+    settings = root / "app-settings"
+    settings.mkdir()
+    (settings / "overrides.json").write_text(json.dumps(
+        {"@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False}}))
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(c) for c in ("%load_ext cann_nb", WORKLOAD, SHOW, READBACK)]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+    nbformat.write(nb, root / "e2e.ipynb")
+    port = _free_port()
+    env = dict(os.environ, CANN_NB_DIR=str(root / "profile_results"), KINETO_LOG_LEVEL="99")
+    log = open(root / "lab.log", "wb")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
+         "--IdentityProvider.token=", "--ServerApp.disable_check_xsrf=True", "--allow-root",
+         f"--ServerApp.root_dir={root}", f"--LabApp.workspaces_dir={root / 'workspaces'}",
+         f"--LabApp.app_settings_dir={settings}"],
+        cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + 60
+        while True:
+            try:
+                urllib.request.urlopen(url + "/api/status", timeout=2)
+                break
+            except OSError:
+                if proc.poll() is not None or time.time() > deadline:
+                    log.flush()
+                    pytest.fail("jupyter lab did not start:\n" + (root / "lab.log").read_text()[-3000:])
+                time.sleep(0.3)
+        yield url, root
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+def test_profile_cell_then_drill_down_in_jupyterlab(browser, lab):
+    url, root = lab
+    ctx, page = new_page(browser, allow=("file:", "data:", "blob:", url), viewport=(1400, 1000))
+    try:
+        page.goto(url + "/lab/tree/e2e.ipynb?reset")
+        page.wait_for_function("() => document.body.innerText.includes('| Idle')", timeout=90_000)
+        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+        page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+        page.wait_for_selector(".cnb-root[data-ready='1']", timeout=120_000)
+        page.wait_for_function("() => Number((document.querySelector('.cnb-timeline') || {dataset: {}}).dataset.draws || 0) >= 1",
+                               timeout=30_000)
+        widget = page.locator(".cnb-root").first
+        widget.scroll_into_view_if_needed()
+        px = page.evaluate(PIXELS_JS, [".cnb-tl-canvas", 180])
+        assert px["share"] > 0.05 and px["colors"] >= 6, px  # lanes and events actually drawn
+        widget.screenshot(path=str(ARTIFACTS / "jupyterlab_timeline.png"))
+        draws = page.evaluate("() => Number(document.querySelector('.cnb-timeline').dataset.draws)")
+        page.wait_for_timeout(700)
+        assert page.evaluate("() => Number(document.querySelector('.cnb-timeline').dataset.draws)") == draws  # idle: no redraw loop
+
+        # hotspot row -> the timeline selects (and zooms to) the heaviest occurrence
+        page.click(".cnb-tab[data-tab=hotspots]")
+        before = page.evaluate("() => document.querySelector('.cnb-timeline').dataset.selected || '-1'")
+        page.click(".cnb-hotspots tbody tr:nth-child(1)")
+        page.wait_for_function(f"() => (document.querySelector('.cnb-timeline').dataset.selected || '-1') !== '{before}'")
+        page.wait_for_function("() => Number(document.querySelector('.cnb-timeline').dataset.highlight || 0) > 0")
+        widget.screenshot(path=str(ARTIFACTS / "jupyterlab_hotspot_click.png"))
+
+        # finding -> its evidence events highlighted on the timeline
+        page.click(".cnb-tab[data-tab=suggestions]")
+        page.click(".cnb-timeline .cnb-btn:has-text('Clear')")
+        page.wait_for_function("() => Number(document.querySelector('.cnb-timeline').dataset.highlight || 0) === 0")
+        page.click(".cnb-finding[data-index='0']")
+        page.wait_for_function("() => Number(document.querySelector('.cnb-timeline').dataset.highlight || 0) > 0")
+        page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+        assert page.evaluate(PIXELS_JS, [".cnb-tl-canvas", 180])["hl"] > 0
+        widget.screenshot(path=str(ARTIFACTS / "jupyterlab_finding_click.png"))
+
+        # the selection reached the kernel: re-run the last cell and read it there
+        cells = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell")
+        cells.nth(3).locator(".jp-InputArea-editor").click()
+        page.keyboard.press("Shift+Enter")
+        page.wait_for_function(
+            "() => { const c = document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell')[3];"
+            " const m = c && c.innerText.match(/SELECTED (-?\\d+) DRAWS (\\d+)/); return m && Number(m[1]) >= 0 && Number(m[2]) > 0; }",
+            timeout=30_000)
+        assert not page.dialogs
+        page.screenshot(path=str(ARTIFACTS / "jupyterlab_page.png"), full_page=True)
+    except Exception:
+        page.screenshot(path=str(ARTIFACTS / "jupyterlab_failure.png"), full_page=True)
+        raise
+    finally:
+        ctx.close()
