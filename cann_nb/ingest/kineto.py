@@ -31,7 +31,8 @@ from .kineto_columns import (ANNOT, DEVICE_GROUPS, GPU_ANNOT, KERNEL, LEGACY_CAT
 C10_DEVICE = {0: "cpu", 1: "cuda", 2: "mkldnn", 3: "opengl", 4: "opencl", 5: "ideep", 6: "cuda", 7: "fpga",
               8: "maia", 9: "xla", 10: "vulkan", 11: "metal", 12: "xpu", 13: "mps", 14: "meta", 15: "hpu",
               16: "ve", 17: "lazy", 18: "ipu", 19: "mtia", 20: "privateuseone"}
-_LABEL = re.compile(r"^\s*(GPU|MTIA|XPU|HPU|NPU|TPU|IPU|MPS)\b\s*(\d+)?", re.I)
+_LABEL = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_]*)\s+(\d+)\s*$")   # process_labels "GPU 0", "MTIA 17"
+_DEVICE = re.compile(r"^[a-z][a-z0-9_]*:\d+$")
 _STREAM = re.compile(r"^\s*stream\s+(\d+)", re.I)
 _STEP = re.compile(r"^ProfilerStep#\d+$")
 _SECRET = re.compile(r"token|secret|passw|api_?key|access_?key|private_?key|credential", re.I)
@@ -51,7 +52,7 @@ def read_kineto(source, *, t0_ns: int | None = None, python_functions: bool = Fa
     label, path = _label(source)
     with gc_paused():
         stream = EventStream(source, label)
-        cols = Columns(label, python_functions)
+        cols = Columns(label, python_functions, own_export=isinstance(stream.top.get("cann_nb"), dict))
         iter_chunks(stream, cols.consume)
         prof = _Assembler(cols, stream.top, label, path, t0_ns, name).profile()
     prof.meta["kineto"]["parse"] = stream.mode
@@ -92,6 +93,7 @@ class _Assembler:
         self.cols, self.top, self.label, self.path = cols, top, label, path
         self.name = name or _default_name(path)
         self.t0_arg = t0_ns
+        self.own = cols.own_export     # our own export: thread names are track names, pids devices
         self.base = self._base()
         self.span = cols.table("span")
         self.n = len(self.span.get("ts", ()))
@@ -154,12 +156,15 @@ class _Assembler:
         pid_kind = []
         for v in self.pid_vals:
             m = _LABEL.match(self.labels.get(v, ""))
-            pid_kind.append(("cuda" if m.group(1).upper() == "GPU" else m.group(1).lower()) if m else None)
+            kind = m.group(1).lower() if m and m.group(1).upper() != "CPU" else None
+            pid_kind.append("cuda" if kind == "gpu" else kind)
         hosts_dev = np.zeros(len(self.pid_vals) + 1, dtype=bool)
         hosts_dev[np.unique(pid[np.isin(grp, DEVICE_GROUPS)])] = True
         hosts_dev[-1] = False
         pid_is_dev = np.array([k is not None for k in pid_kind] + [False]) | hosts_dev
         is_dev = np.isin(grp, DEVICE_GROUPS) | (np.isin(grp, (RUNTIME, OTHER)) & pid_is_dev[pid])
+        if self.own:
+            is_dev = pid_is_dev[pid]
         is_dev &= pid >= 0
         # device: "<kind>:<index>", index from args.device, else the pid
         pid_int = np.array([v if isinstance(v, int) and not isinstance(v, bool) else 0 for v in self.pid_vals] + [0])
@@ -170,13 +175,16 @@ class _Assembler:
         # stream: args.stream, else "stream N" in the thread's name (2021 string tids, M events)
         tid_stream = np.array([_stream_of(self.tid_vals[t], self.tnames) for t in range(len(self.tid_vals))] + [-1])
         arg_stream = np.where((s["stream"] >= 0) & (s["stream"] < 0xFFFFFFFF), s["stream"], -1)  # uint32 -1 = none
+        if self.own:
+            tid_stream[:] = -1
         stream = np.where(is_dev, np.where(arg_stream >= 0, arg_stream, tid_stream[tid]), -1)
         named_stream = self._thread_streams(pid, tid, is_dev, stream)
         stream = np.where(is_dev & (stream < 0), named_stream, stream)
         # on CUDA/ROCm device rows the tid is the stream id (gpu_user_annotation has no stream arg)
         tid_int = np.array([v if type(v) is int and 0 <= v < 0xFFFFFFFF else -1 for v in self.tid_vals] + [-1])
         cuda_kind = kinds.index("cuda") if "cuda" in kinds else -1
-        stream = np.where(is_dev & (stream < 0) & (dev_kind == cuda_kind) & (grp != SYNC), tid_int[tid], stream)
+        if not self.own:
+            stream = np.where(is_dev & (stream < 0) & (dev_kind == cuda_kind) & (grp != SYNC), tid_int[tid], stream)
         role = np.where(is_dev, np.where(grp == SYNC, 2, 1), 0)
         a = np.where(is_dev, dev_kind * (1 << 32) + dev_index, pid)
         b = np.where(is_dev & (stream >= 0), stream, -2 - tid)
@@ -188,6 +196,7 @@ class _Assembler:
         self.track_of_thread = {(int(pid[r]), int(tid[r])): t for t, (r, row) in enumerate(zip(first_row, uniq))
                                 if row[0] == 0}
         cat = self._categories(grp, s["name"], s["collective"])
+        cat = np.where(s["step"], _CAT_CODE["step"], cat).astype(np.int8)
         return pd.DataFrame({
             "name": self.cols.names.categorical(s["name"]),
             "cat": pd.Categorical.from_codes(cat, categories=list(EVENT_CATS)),
@@ -209,7 +218,7 @@ class _Assembler:
 
     def _thread_streams(self, pid, tid, is_dev, stream) -> np.ndarray:
         out = np.full(len(pid), -1, dtype=np.int64)
-        if not self.tnames:
+        if not self.tnames or self.own:
             return out
         need = np.flatnonzero(is_dev & (stream < 0))
         if not len(need):
@@ -229,6 +238,13 @@ class _Assembler:
         prefix = len(real) > 1
         names, devs = [], []
         for (role, a, b), row in zip(uniq, first_row):
+            if self.own:     # our export names every lane (thread_name) and device (process_name)
+                p, t = self.pid_vals[pid[row]], self.tid_vals[tid[row]]
+                pname = self.pnames.get(p, "")
+                names.append(self.tnames.get((p, t)) or f"host/thread {t}")
+                devs.append(pname if role and _DEVICE.match(pname) else "cpu" if not role
+                            else f"{kinds[a >> 32]}:{a & 0xFFFFFFFF}")
+                continue
             if role == 0:
                 p = self.pid_vals[a] if a >= 0 else "?"
                 t = self.tid_vals[tid[row]] if tid[row] >= 0 else "?"
@@ -254,10 +270,7 @@ class _Assembler:
         names = self.cols.names.values
         is_step = np.array([isinstance(v, str) and bool(_STEP.match(v)) for v in names] + [False])
         is_nccl = np.array([isinstance(v, str) and v.lower().startswith(("nccl", "rccl")) for v in names] + [False])
-        lut = np.full(OTHER + 2, _CAT_CODE["annotation"], dtype=np.int8)
-        for g, c in ((OP, "op"), (PY, "python"), (RUNTIME, "runtime"), (KERNEL, "kernel"), (MEMCPY, "memcpy"),
-                     (MEMSET, "memset"), (SYNC, "runtime")):
-            lut[g] = _CAT_CODE[c]
+        lut = np.array([_CAT_CODE[reader_cat(g)] for g in range(OTHER + 1)], dtype=np.int8)
         cat = lut[grp]
         cat = np.where(np.isin(grp, (OP, ANNOT)) & is_step[name_codes], _CAT_CODE["step"], cat)
         cat = np.where((grp == KERNEL) & (collective | is_nccl[name_codes]), _CAT_CODE["comm"], cat)
@@ -278,14 +291,16 @@ class _Assembler:
                 rows = np.flatnonzero(side)
                 if not sel.any() or not len(rows):
                     continue
-                f = pd.DataFrame({"p": fpid[sel], "t": ftid[sel], "ts": flow["ts"][sel], "fid": flow["id"][sel]})
+                f = pd.DataFrame({"p": fpid[sel], "t": ftid[sel], "ts": flow["ts"][sel], "fid": flow["id"][sel],
+                                  "fi": np.flatnonzero(sel)})
                 e = pd.DataFrame({"p": pid[rows], "t": tid[rows], "ts": ts[rows], "row": rows, "ac": arg_corr[rows]})
                 m = e.merge(f, on=["p", "t", "ts"], how="inner")
                 if not len(m):
                     continue
-                # two calls at the same us (integer-us traces): the one whose own correlation matches wins
+                # two calls at the same us (integer-us traces): the one whose own correlation matches
+                # wins; a flow end binds one event, an event takes one flow
                 m["pref"] = m["ac"] != m["fid"]
-                m = m.sort_values(["row", "pref"], kind="stable").drop_duplicates("row")
+                m = m.sort_values(["pref", "row"], kind="stable").drop_duplicates("fi").drop_duplicates("row")
                 from_flow[m["row"].to_numpy()] = m["fid"].to_numpy()
         self.link_stats["events_matched_by_flow"] = int((from_flow >= 0).sum())
         corr = np.where(from_flow >= 0, from_flow, arg_corr)
@@ -306,6 +321,9 @@ class _Assembler:
         order = np.argsort(m["ts"], kind="stable")
         m = {k: v[order] for k, v in m.items()}
         device = self._memory_devices(m["dev_type"], m["dev_id"])
+        if self.own and pd.notna(m["device"]).any():
+            named = m["device"]
+            device = pd.Categorical(np.where(pd.isna(named), np.asarray(device, dtype=object), named))
         allocated = m["allocated"].copy()
         legacy = bool(np.isnan(allocated).all()) and len(allocated)
         if legacy:   # 2021 traces: only Bytes; running sum per device, from the start of the profile
@@ -475,6 +493,15 @@ class _Assembler:
         else:
             era = "PyTorch 1.13-2.0 (late 2022-2023: ac2g flows, integer us)"
         return era, markers
+
+
+_GROUP_CAT = {OP: "op", PY: "python", RUNTIME: "runtime", KERNEL: "kernel", MEMCPY: "memcpy", MEMSET: "memset",
+              SYNC: "runtime"}
+
+
+def reader_cat(group: int) -> str:
+    """The event cat of a raw-category group, before the name rules (ProfilerStep#N, nccl*)."""
+    return _GROUP_CAT.get(group, "annotation")
 
 
 def _canon_value(v):

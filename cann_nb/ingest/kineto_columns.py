@@ -323,9 +323,10 @@ def _text(values: list) -> list:
 class Columns:
     """Accumulates the columns of every chunk; ``reset()`` forgets them (whole-document fallback)."""
 
-    def __init__(self, label: str, keep_python: bool):
+    def __init__(self, label: str, keep_python: bool, own_export: bool = False):
         self.label = label
         self.keep_python = keep_python
+        self.own_export = own_export     # written by chrome_export: exact cat/device hints in args
         self.names, self.cats, self.pids, self.tids = Interner(), Interner(), Interner(), Interner()
         self.shapes, self.dtypes = Interner(), Interner()
         self.flow_ids = Interner()
@@ -494,7 +495,13 @@ class Columns:
         kern = np.flatnonzero(grp == KERNEL)
         if len(kern):
             collective[kern] = [c is not None for c in _get(_take(args, kern), "Collective name")]
+        step = np.zeros(n, dtype=bool)
+        if self.own_export:
+            ann = np.flatnonzero(grp == ANNOT)
+            if len(ann):
+                step[ann] = [c == "step" for c in _get(_take(args, ann), "cann_nb_cat")]
         self.parts["span"].append({
+            "step": step,
             "index": idx.astype(np.int64) + first,
             "name": self.names.codes(names, label, first, "name", idx),
             "cat": cat, "group": grp, "pid": pid, "tid": tid,
@@ -553,7 +560,10 @@ class Columns:
         # 2021 traces carry only Device Type/Id and Bytes: the others are NaN there
         cols = [to_float(_get(args, k, np.nan)) for k in self._MEM_KEYS]
         nan_to = lambda a: np.where(np.isfinite(a), a, -1).astype(np.int64)   # noqa: E731
+        device = (np.fromiter(_get(args, "cann_nb_device"), dtype=object, count=len(args)) if self.own_export
+                  else np.full(len(args), None, dtype=object))
         self.parts["mem"].append({
+            "device": device,
             "index": idx.astype(np.int64) + chunk.first, "ts": ts, "pid": pid, "tid": tid,
             "dev_type": nan_to(cols[0]), "dev_id": nan_to(cols[1]),
             "bytes": cols[2].astype(np.float64), "allocated": cols[3].astype(np.float64),
