@@ -65,6 +65,7 @@ export class Timeline {
     this.el = h("div", { class: "cnb-timeline" }, this.toolbar,
       h("div", { class: "cnb-tl-wrap" }, this.scroller, this.tooltip), this.status, this.details);
     this.ctx = this.canvas.getContext("2d");
+    this.el.__cnbStats = this.stats; // for benchmarks and tests: draw timings
     this.layout();
     this.bind();
     this.renderDetails();
