@@ -36,7 +36,7 @@ class FrontendBuildHook(BuildHookInterface):
                 return
             raise RuntimeError(msg)
         if not (root / "node_modules" / "esbuild").is_dir():
-            subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=root, check=True)
-        subprocess.run([npm, "run", "build"], cwd=root, check=True)
+            subprocess.run([npm, "ci", "--silent", "--no-audit", "--no-fund"], cwd=root, check=True)
+        subprocess.run([npm, "run", "--silent", "build"], cwd=root, check=True)
         if not (root / BUNDLE).is_file():
             raise RuntimeError(f"cann_nb: `npm run build` did not produce {BUNDLE}")
