@@ -32,8 +32,10 @@ def need(reason: str):
     pytest.skip(reason)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
+    """Chromium for one test module. Module scope on purpose: Playwright's sync API keeps an asyncio
+    loop marked as running while it is open, which would break later tests that run event loops."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
