@@ -627,3 +627,27 @@ def test_sentinels_become_missing(tmp_path):
     h = ev[ev["name"] == "hcom_x"].iloc[0]
     assert np.isnan(k["model_id"]) and k["stream_id"] == 2 and k["track"] == "npu:0/stream 2"
     assert h["cat"] == "comm" and h["track"] == "npu:0/COMMUNICATION" and np.isnan(h["stream_id"])
+
+
+def test_short_row_in_a_real_sample_is_kept_and_reported(real_data):
+    """msinsight's hand-edited GPT-3 kernel_details.csv has one row with 31 of 32 fields (line 17)."""
+    prof = load(real_data, f"{SRV}/test_rank_0")
+    bad = prof.meta["ascend"]["malformed_rows"]["kernel_details.csv"]
+    assert bad["short_rows"] == 1 and bad["lines"] == [17]
+    assert (prof.events["name"] == "FlashAttentionScore").any()
+
+
+def test_truncated_inside_a_quoted_cell(real_data, tmp_path):
+    f = tmp_path / "kernel_details.csv"
+    src = kernel_csv(real_data / TEXT_RUNS[2]).read_bytes()
+    cut = src.index(b'"""', len(src) // 2) + 5  # stop inside a tripled-quote shapes cell
+    f.write_bytes(src[:cut])
+    e = _raises_naming(f, "kernel_details.csv")
+    assert e.where.startswith("line") and ("truncated" in e.detail or "EOF inside string" in e.detail)
+
+
+def test_quoted_newlines_and_quotes_in_names(tmp_path):
+    f = tmp_path / "kernel_details.csv"
+    f.write_text('Name,Start Time(us),Duration(us)\n"a\nb",1.5,2\n"""q""",3,1\n', encoding="utf-8")
+    ev = read_ascend(f).events
+    assert sorted(ev.loc[ev["cat"] == "kernel", "name"].astype(str)) == ['"q"', "a\nb"]

@@ -41,7 +41,7 @@ def read_text_folder(files: dict[str, list[Path]], parts: Parts) -> Parts:
 
     kernels = None
     if files.get("kernel_details"):
-        frames = [read_kernels(p, default_dev) for p in files["kernel_details"]]
+        frames = [_note(parts, p, read_kernels(p, default_dev)) for p in files["kernel_details"]]
         parts.files += [str(p) for p in files["kernel_details"]]
         kernels = pd.concat(frames, ignore_index=True, sort=False) if len(frames) > 1 else frames[0]
     if kernels is not None and files.get("l2_cache") and "stream_id" in kernels.columns:
@@ -87,13 +87,13 @@ def read_text_folder(files: dict[str, list[Path]], parts: Parts) -> Parts:
         parts.files.append(str(files["step_trace_time"][0]))
 
     for p in files.get("memory_record", []):
-        parts.memory.append(read_memory_record(p, default_dev))
+        parts.memory.append(_note(parts, p, read_memory_record(p, default_dev)))
         parts.files.append(str(p))
     for p in files.get("operator_memory", []):
-        parts.memory.append(read_operator_memory(p, default_dev))
+        parts.memory.append(_note(parts, p, read_operator_memory(p, default_dev)))
         parts.files.append(str(p))
     for p in files.get("npu_module_mem", []):
-        parts.counters.append(read_module_mem(p, default_dev))
+        parts.counters.append(_note(parts, p, read_module_mem(p, default_dev)))
         parts.files.append(str(p))
     for role in ("op_statistic", "api_statistic"):
         if files.get(role):
@@ -109,6 +109,16 @@ def read_text_folder(files: dict[str, list[Path]], parts: Parts) -> Parts:
     if kernels is not None and parts.ascend.get("op_statistic"):
         parts.ascend["cross_checks"] = {"op_statistic": op_statistic_check(kernels, parts.ascend["op_statistic"])}
     return parts
+
+
+def _note(parts: Parts, path: Path, frame: pd.DataFrame) -> pd.DataFrame:
+    """Record rows that had fewer fields than the header (padded by the reader)."""
+    short = frame.attrs.get("short_rows")
+    if short:
+        parts.ascend.setdefault("malformed_rows", {})[Path(path).name] = {
+            "short_rows": len(short), "lines": short[:20],
+            "note": "fewer fields than the header; padded with empty cells, later values may be shifted"}
+    return frame
 
 
 def _default_device(files, tv, parts) -> int | None:

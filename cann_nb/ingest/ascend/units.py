@@ -26,7 +26,8 @@ SENTINELS = (4294967295, 18446744073709551615)
 _NUM_RE = r"^(?P<sign>[+-]?)(?P<int>[0-9]*)(?:\.(?P<frac>[0-9]*))?$"
 _SCI_RE = r"^[+-]?[0-9]*\.?[0-9]*[eE][+-]?[0-9]+$"
 _FLOAT_RE = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
-_TRIM = " \t\r\n\""
+_WS = " \t\r\n"
+_TRIM = _WS + '"'
 _INT64_MAX = np.iinfo(np.int64).max
 
 
@@ -49,9 +50,10 @@ def arrow(s) -> pa.Array:
     return arr
 
 
-def clean(s) -> pa.Array:
-    """Strip whitespace, TABs and the stray quotes Ascend writes around numbers (``"...643.212\\t"``)."""
-    return pc.utf8_trim(arrow(s), characters=_TRIM)
+def clean(s, quotes: bool = True) -> pa.Array:
+    """Strip whitespace, TABs and (``quotes``) the stray quotes Ascend writes around numbers
+    (``"...643.212<TAB>"``). Text cells such as names keep their quotes."""
+    return pc.utf8_trim(arrow(s), characters=_TRIM if quotes else _WS)
 
 
 def missing(arr: pa.Array) -> np.ndarray:
@@ -191,12 +193,12 @@ def _categorical(arr: pa.Array) -> pd.Categorical:
 
 def to_text(s) -> pd.Categorical:
     """Text column -> categorical with N/A/empty as missing (whitespace and quotes trimmed)."""
-    return _categorical(_with_missing_as_null(clean(s)))
+    return _categorical(_with_missing_as_null(clean(s, quotes=False)))
 
 
 def to_str(s) -> np.ndarray:
     """Text column -> object array of str, None where missing."""
-    return np.asarray(_with_missing_as_null(clean(s)).to_numpy(zero_copy_only=False), dtype=object)
+    return np.asarray(_with_missing_as_null(clean(s, quotes=False)).to_numpy(zero_copy_only=False), dtype=object)
 
 
 def unquote_list(s) -> pd.Categorical:
