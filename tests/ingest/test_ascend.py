@@ -651,3 +651,73 @@ def test_quoted_newlines_and_quotes_in_names(tmp_path):
     f.write_text('Name,Start Time(us),Duration(us)\n"a\nb",1.5,2\n"""q""",3,1\n', encoding="utf-8")
     ev = read_ascend(f).events
     assert sorted(ev.loc[ev["cat"] == "kernel", "name"].astype(str)) == ['"q"', "a\nb"]
+
+
+# ---------------------------------------------------------------------------------------------
+# native msprof layout (no licensed real sample exists, formats.md §10): built from a real run by
+# applying the documented renames (§3.1) and units (§3.6: KB), sliced like big msprof outputs
+
+
+_OP_SUMMARY_NAMES = {"Name": "Op Name", "Type": "OP Type", "Accelerator Core": "Task Type",
+                     "Start Time(us)": "Task Start Time(us)", "Duration(us)": "Task Duration(us)",
+                     "Wait Time(us)": "Task Wait Time(us)"}
+
+
+def _write_rows(path: Path, header, rows):
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh, lineterminator="\r\n")
+        w.writerow(header)
+        w.writerows(rows)
+
+
+def _msprof_from(run: Path, dst: Path) -> Path:
+    out = dst / "PROF_000001_20250109012806123_ABCDEFGH" / "mindstudio_profiler_output"
+    out.mkdir(parents=True)
+    src = run / "ASCEND_PROFILER_OUTPUT"
+    kd = rows(src / "kernel_details.csv")
+    header = ["Device_id"] + [_OP_SUMMARY_NAMES.get(h, h) for h in kd[0] if h != "Step Id"]
+    body = [["0"] + [v for h, v in r.items() if h != "Step Id"] for r in kd]
+    half = len(body) // 2
+    _write_rows(out / "op_summary_slice_0_20250109012900.csv", header, body[:half])
+    _write_rows(out / "op_summary_slice_1_20250109012900.csv", header, body[half:])
+    mr = rows(src / "memory_record.csv")
+    kb = lambda v: str(Decimal(v) * 1024) if v.strip() else ""  # noqa: E731
+    _write_rows(out / "memory_record_20250109012900.csv",
+                ["Device_id", "Component", "Timestamp(us)", "Total Allocated(KB)", "Total Reserved(KB)", "Device"],
+                [["0", r["Component"], r["Timestamp(us)"], kb(r["Total Allocated(MB)"]), kb(r["Total Reserved(MB)"]),
+                  r["Device Type"]] for r in mr])
+    import orjson
+
+    tv = orjson.loads((src / "trace_view.json").read_bytes())
+    py = {e["pid"] for e in tv if e.get("ph") == "M" and e.get("name") == "process_name"
+          and e["args"]["name"] == "Python"}
+    (out / "msprof_20250109012900.json").write_bytes(orjson.dumps([e for e in tv if e.get("pid") not in py]))
+    return out.parent
+
+
+def test_msprof_text_layout(real_data, tmp_path):
+    run = real_data / TEXT_RUNS[2]
+    prof_dir = _msprof_from(run, tmp_path)
+    ref = load(real_data, TEXT_RUNS[2])
+    for path in (prof_dir, prof_dir / "mindstudio_profiler_output"):
+        p = read_ascend(path)
+        assert p.meta["source"]["format"] == "msprof-text"
+        k, rk = (x.events[x.events["cat"].isin(("kernel", "comm"))] for x in (p, ref))
+        assert len(k) == len(rk) == 191  # both slices read
+        assert int(k["dur_ns"].sum()) == int(rk["dur_ns"].sum())
+        assert sorted(k["start_ns"] + p.meta["t0_ns"]) == sorted(rk["start_ns"] + ref.meta["t0_ns"])
+        assert (k["corr"] >= 0).all()  # CANN connection ids from msprof_*.json
+        assert (p.events["cat"] == "op").sum() == 0  # no Python process in msprof output
+        # KB columns: same bytes as the MB columns of torch_npu's file
+        a = p.memory["allocated_bytes"].dropna().sort_values().to_numpy()
+        b = ref.memory.loc[ref.memory["kind"] == "sample", "allocated_bytes"].dropna().sort_values().to_numpy()
+        assert np.array_equal(a, b)
+
+
+def test_msprof_db_in_prof_folder(real_data, tmp_path):
+    prof_dir = tmp_path / "PROF_000001_20231025_XYZ"
+    prof_dir.mkdir()
+    shutil.copy(real_data / f"{SRV}/full_db/msprof_0.db", prof_dir / "msprof_20231025.db")
+    p = read_ascend(prof_dir)
+    assert p.meta["source"]["format"] == "msprof-db"
+    assert find_ranks(tmp_path) == [(0, prof_dir)]
