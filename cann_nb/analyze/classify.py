@@ -24,9 +24,9 @@ SYNC_MARKER_RE = re.compile(r"^(Stream Sync|Context Sync|Event Sync|Stream Wait 
 LAUNCH_RE = re.compile(r"LaunchKernel|cuLaunch|LaunchCooperative|GraphLaunch|hipLaunch|hipModuleLaunch|"
                        r"hipExtLaunch|ExtModuleLaunch|Node@launch|aclopCompileAndExecute|aclnn|aclrtLaunch|"
                        r"MemcpyAsync|MemsetAsync|Memcpy2DAsync|LaunchKernelExC|rtKernelLaunch|"
-                       r"^aclrt(Memcpy|Memset)Async", re.I)
+                       r"^aclrt(Memcpy|Memset)Async|KernelLaunch", re.I)
 # host calls that block until the device catches up
-SYNC_RE = re.compile(r"(cuda|hip|aclrt|cu)(Device|Stream|Event|Ctx)Synchroni[sz]e|SynchronizeStream|"
+SYNC_RE = re.compile(r"(cuda|hip|aclrt|cu)(Device|Stream|Event|Ctx)Synchroni[sz]e|SynchronizeStream|StreamSync|"
                      r"SynchronizeDevice|SynchronizeEvent|^(cuda|hip|aclrt)Memcpy(?!.*Async)|"
                      r"^(cuda|hip|aclrt)Memset(?!.*Async)|^cuMemcpy[DH]to[DH](?!.*Async)", re.I)
 ALLOC_RE = re.compile(r"^(cuda|hip|aclrt|cu)(Malloc|Free|MemAlloc|MemFree|HostAlloc|HostFree|MallocHost|"

@@ -1,0 +1,245 @@
+"""Pattern mining: frequent consecutive op sequences (n-grams) on the host's top-level ops and on each
+device stream, elementwise chains (fusion candidates) and known unfused idioms.
+
+n-grams are counted with a rolling polynomial hash of the name codes over a sliding window (one
+vectorised pass per length), then reduced to *closed* patterns: a pattern is dropped when a longer
+one containing it occurs (almost) as often. For each pattern: occurrences, total span (first start
+to last end of each occurrence), total execution (sum of its ops' durations) and the exec/span ratio
+(msprof-analyze's host-bound test: < 0.4 means the ops are mostly waiting on the host).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+
+from . import classify as C
+from .context import context
+
+I64 = np.int64
+U64 = np.uint64
+CANDIDATES_PER_LEN = 100  # most time-consuming n-grams kept per length before the closed-pattern filter
+
+ELEMENTWISE_RE = re.compile(
+    r"^(aten::)?(add|sub|mul|div|rsub|neg|abs|exp|exp2|expm1|log|log1p|log2|sqrt|rsqrt|pow|square|reciprocal|"
+    r"relu|relu6|leaky_relu|gelu|silu|sigmoid|tanh|hardtanh|hardswish|hardsigmoid|elu|selu|softplus|mish|"
+    r"clamp|clamp_min|clamp_max|clip|where|maximum|minimum|sin|cos|erf|floor|ceil|round|sign|lerp|"
+    r"addcmul|addcdiv|fill|masked_fill|threshold|logical_\w+|bitwise_\w+|eq|ne|lt|le|gt|ge)_?$"
+    r"|elementwise|vectorized_elementwise|unrolled_elementwise", re.I)
+
+# known unfused idioms -> fused API (msprof-analyze affinity API / PATTERN_DICT, torch equivalents)
+IDIOMS = (
+    {"id": "silu", "pattern": r"sigmoid > mul", "fused": "torch.nn.functional.silu (x * sigmoid(x))"},
+    {"id": "gelu_tanh", "pattern": r"(mul > )?pow > mul > add > mul > tanh > add > mul",
+     "fused": "torch.nn.functional.gelu(x, approximate='tanh')"},
+    {"id": "rms_norm", "pattern": r"pow > mean > add > rsqrt > mul( > mul)?",
+     "fused": "torch.nn.functional.rms_norm / torch_npu.npu_rms_norm"},
+    {"id": "layer_norm_manual", "pattern": r"mean > sub > pow > mean > add > (sqrt > div|rsqrt > mul)",
+     "fused": "torch.nn.functional.layer_norm"},
+    {"id": "softmax_manual", "pattern": r"(max|amax) > sub > exp > sum > div",
+     "fused": "torch.softmax"},
+    {"id": "scaled_masked_softmax", "pattern": r"(mul > )?masked_fill_? > softmax|softmax > mul > masked_fill",
+     "fused": "torch_npu.npu_scaled_masked_softmax / F.scaled_dot_product_attention"},
+    {"id": "attention_unfused", "pattern": r"(bmm|matmul|mm) > (div|mul) > (\w+ > )?softmax > (\w+ > )?(bmm|matmul|mm)",
+     "fused": "torch.nn.functional.scaled_dot_product_attention / torch_npu.npu_fusion_attention"},
+    {"id": "confusion_transpose", "pattern": r"(permute|transpose) > contiguous > (reshape|view)",
+     "fused": "torch_npu.npu_confusion_transpose, or keep the layout and drop .contiguous()"},
+    {"id": "swiglu", "pattern": r"silu > mul|chunk > silu > mul", "fused": "torch_npu.npu_swiglu"},
+    {"id": "bias_dropout_add", "pattern": r"add > dropout > add", "fused": "a fused bias-dropout-add kernel"},
+    {"id": "addmm", "pattern": r"^mm > add|matmul > add$", "fused": "torch.addmm / nn.Linear with bias"},
+)
+
+
+def _short(name: str) -> str:
+    n = name.split("::")[-1]
+    return n[:-1] if n.endswith("_") and not n.endswith("__") else n
+
+
+def _is_repetition(tokens: list) -> bool:
+    """True when the pattern is a shorter pattern repeated (A>B>A>B, A>A>A): report the unit instead."""
+    n = len(tokens)
+    for p in range(1, n // 2 + 1):
+        if n % p == 0 and tokens == tokens[:p] * (n // p):
+            return True
+    return False
+
+
+def op_sequence(ctx, level: str = "host") -> pd.DataFrame:
+    """The sequences to mine: ``host`` = the outermost framework ops of the main lane (what the user's
+    Python called), in time order; ``device`` = each stream's tasks. Columns ``seq`` (lane), ``row``."""
+    if level == "host":
+        is_op = ctx.role == C.R["op"]
+        rows = np.flatnonzero(is_op & (ctx.track_code == ctx.main_track))
+        prow = ctx.rows_of_parent[rows]
+        parent_is_op = np.zeros(len(rows), dtype=bool)
+        ok = prow >= 0
+        parent_is_op[ok] = is_op[prow[ok]]
+        rows = rows[~parent_is_op]
+        rows = rows[np.argsort(ctx.start[rows], kind="stable")]
+        return pd.DataFrame({"seq": np.zeros(len(rows), I64), "row": rows})
+    rows = np.flatnonzero(ctx.is_device_task)
+    rows = rows[np.lexsort((ctx.start[rows], ctx.track_code[rows]))]
+    return pd.DataFrame({"seq": ctx.track_code[rows].astype(I64), "row": rows})
+
+
+def frequent_sequences(profile, level: str = "host", min_len: int = 2, max_len: int = 8, min_count: int = 5,
+                       top: int = 20) -> pd.DataFrame:
+    """Closed frequent n-grams: ``pattern`` (names joined by ' > '), ``n, count, span_ns, exec_ns,
+    exec_ratio, share_pct`` (span over the wall time), ``first_row`` (an occurrence, for drill-down),
+    ``rows`` (first rows of up to 20 occurrences). Sorted by span."""
+    ctx = context(profile)
+    seq = op_sequence(ctx, level)
+    cols = ["pattern", "n", "count", "span_ns", "exec_ns", "exec_ratio", "share_pct", "first_row", "rows"]
+    rows = seq["row"].to_numpy()
+    if len(rows) < min_len * 2:
+        return pd.DataFrame(columns=cols)
+    lane = seq["seq"].to_numpy()
+    codes = ctx.name_code[rows].astype(np.int64) + 1
+    s, e, d = ctx.start[rows], ctx.end[rows], ctx.dur[rows]
+    cum_d = np.concatenate([[0], np.cumsum(d)])
+    found = []
+    P = U64(1_000_003)
+    with np.errstate(over="ignore"):
+        h = codes.astype(U64)
+        for n in range(1, max_len + 1):
+            if n > 1:
+                # extend every window by one element: h_i(n) = h_i(n-1) * P + code_{i+n-1}
+                h = h[:-1] * P + codes[n - 1:].astype(U64)
+            if n < min_len:
+                continue
+            m = len(h)
+            if m < min_count:
+                break
+            same_lane = lane[: m] == lane[n - 1: n - 1 + m]
+            hh = h[same_lane]
+            start_idx = np.flatnonzero(same_lane)
+            if not len(hh):
+                break
+            uniq, inv, cnt = np.unique(hh, return_inverse=True, return_counts=True)
+            keep = cnt >= min_count
+            if not keep.any():
+                break
+            sel = keep[inv]
+            idx = start_idx[sel]
+            key = inv[sel]
+            # non-overlapping occurrences: drop one that starts inside the previous one of its key
+            order = np.lexsort((idx, key))
+            idx, key = idx[order], key[order]
+            same = np.zeros(len(idx), dtype=bool)
+            same[1:] = key[1:] == key[:-1]
+            overlap = same.copy()
+            overlap[1:] &= idx[1:] - idx[:-1] < n
+            idx, key = idx[~overlap], key[~overlap]
+            cnt2 = np.bincount(key, minlength=len(cnt))
+            ok2 = cnt2[key] >= min_count
+            idx, key = idx[ok2], key[ok2]
+            if not len(idx):
+                continue
+            span = e[idx + n - 1] - s[idx]
+            ex = cum_d[idx + n] - cum_d[idx]
+            df = pd.DataFrame({"key": key, "idx": idx, "span": span, "exec": ex})
+            g = df.groupby("key", sort=False)
+            agg = g.agg(count=("idx", "size"), span_ns=("span", "sum"), exec_ns=("exec", "sum"),
+                        first=("idx", "first"))
+            agg = agg.nlargest(CANDIDATES_PER_LEN, "span_ns")
+            sub = df[df["key"].isin(agg.index)]
+            starts = sub.groupby("key", sort=False)["idx"].agg(lambda x: x.to_numpy())
+            agg["rows"] = starts.map(lambda x: rows[x[:20]].tolist())
+            agg["starts"] = starts
+            agg["n"] = n
+            found.append(agg.reset_index(drop=True))
+    if not found:
+        return pd.DataFrame(columns=cols)
+    out = pd.concat(found, ignore_index=True)
+    names = ctx.name_cats
+    out["pattern"] = [" > ".join(_short(str(names[codes[i + k] - 1])) for k in range(n))
+                      for i, n in zip(out["first"].to_numpy(), out["n"].to_numpy())]
+    out["first_row"] = rows[out["first"].to_numpy()]
+    out = out[~out["pattern"].duplicated()]
+    # single-op "patterns" (n=1) only when min_len asked for them; drop periodic repeats (A>A>A)
+    tokens = out["pattern"].str.split(" > ")
+    out = out[tokens.map(lambda t: len(t) == 1 or not _is_repetition(t))]
+    # closed patterns: drop one contained in a longer pattern that occurs at least 90 % as often
+    out = out.sort_values(["n", "count"], ascending=[False, False]).reset_index(drop=True)
+    keep = np.ones(len(out), dtype=bool)
+    pats = out["pattern"].tolist()
+    cnts = out["count"].to_numpy()
+    ns = out["n"].to_numpy()
+    for i in range(len(out)):
+        for j in range(len(out)):
+            if ns[j] > ns[i] and keep[j] and cnts[j] >= 0.9 * cnts[i] and f" {pats[i]} " in f" {pats[j]} ":
+                keep[i] = False
+                break
+    out = out[keep]
+    wall = max(ctx.wall, 1)
+    out["exec_ratio"] = out["exec_ns"] / out["span_ns"].clip(lower=1)
+    out["share_pct"] = 100.0 * out["span_ns"] / wall
+    out = out.sort_values("span_ns", ascending=False).head(top).reset_index(drop=True)
+    # every row of every occurrence (for what-ifs on the pattern)
+    out["all_rows"] = [rows[(st[:, None] + np.arange(n)[None, :]).ravel()] for st, n in zip(out["starts"], out["n"])]
+    return out[cols + ["all_rows"]]
+
+
+def elementwise_chains(profile, level: str = "host", min_len: int = 3, min_count: int = 3, max_len: int = 12,
+                       top: int = 10) -> pd.DataFrame:
+    """Frequent sequences made only of elementwise ops (fusion candidates: each op reads and writes the
+    whole tensor). Columns ``pattern, n, count, exec_ns, span_ns, max_op_ns`` (sum over occurrences
+    of the chain's largest op), ``rows`` (first rows of up to 20 occurrences), ``all_rows``."""
+    cols = ["pattern", "n", "count", "exec_ns", "span_ns", "max_op_ns", "rows", "all_rows"]
+    fs = frequent_sequences(profile, level=level, min_len=min_len, max_len=max_len, min_count=min_count, top=200)
+    if not len(fs):
+        return pd.DataFrame(columns=cols)
+    ok = fs["pattern"].map(lambda p: all(ELEMENTWISE_RE.search(t) for t in p.split(" > ")))
+    fs = fs[ok]
+    if not len(fs):
+        return pd.DataFrame(columns=cols)
+    ctx = context(profile)
+    mx = []
+    for rows_, n in zip(fs["all_rows"], fs["n"]):
+        d = ctx.dur[np.asarray(rows_, dtype=I64)].reshape(-1, n)
+        mx.append(int(d.max(axis=1).sum()))
+    fs = fs.assign(max_op_ns=mx)
+    # overlapping patterns (shifted windows of the same loop): keep the one covering the most time
+    fs = fs.sort_values("exec_ns", ascending=False)
+    kept, seen = [], set()
+    for i, r in fs.iterrows():
+        rr = set(np.asarray(r["all_rows"]).tolist())
+        if len(rr & seen) > 0.5 * len(rr):
+            continue
+        kept.append(i)
+        seen |= rr
+    return fs.loc[kept].head(top).reset_index(drop=True)[cols]
+
+
+def idioms(profile, level: str = "host") -> pd.DataFrame:
+    """Known unfused idioms found in the op sequence: ``idiom, fused, count, exec_ns, span_ns, rows``."""
+    ctx = context(profile)
+    seq = op_sequence(ctx, level)
+    rows = seq["row"].to_numpy()
+    cols = ["idiom", "fused", "count", "exec_ns", "span_ns", "rows"]
+    if len(rows) < 2:
+        return pd.DataFrame(columns=cols)
+    names = [_short(x) for x in ctx.names(rows)]
+    # one string, with the character offset of each op, so a regex match maps back to rows
+    text = " > ".join(names)
+    offsets = np.cumsum([0] + [len(n) + 3 for n in names[:-1]])
+    out = []
+    for idiom in IDIOMS:
+        pat = re.compile(r"(?:(?<= > )|^)(?:" + idiom["pattern"] + r")(?= > |$)")
+        hits = []
+        for m in pat.finditer(text):
+            a = int(np.searchsorted(offsets, m.start(), side="right") - 1)
+            b = int(np.searchsorted(offsets, m.end() - 1, side="right") - 1)
+            hits.append((a, b))
+        if not hits:
+            continue
+        a = np.array([h[0] for h in hits])
+        b = np.array([h[1] for h in hits])
+        r_a, r_b = rows[a], rows[b]
+        cum = np.concatenate([[0], np.cumsum(ctx.dur[rows])])
+        out.append({"idiom": idiom["id"], "fused": idiom["fused"], "count": len(hits),
+                    "exec_ns": int((cum[b + 1] - cum[a]).sum()), "span_ns": int((ctx.end[r_b] - ctx.start[r_a]).sum()),
+                    "rows": r_a[:20].tolist()})
+    return pd.DataFrame(out, columns=cols)
