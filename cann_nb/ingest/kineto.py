@@ -117,6 +117,8 @@ class _Assembler:
     def _t0(self, mem: dict, ctr: dict) -> int:
         if self.t0_arg is not None:
             return int(self.t0_arg)
+        if self.own:                      # our export: the base is the profile's own t0
+            return self.base
         firsts = [a.min() for a in (self.span.get("ts"), mem.get("ts"), ctr.get("ts")) if a is not None and len(a)]
         return int(min(firsts)) + self.base if firsts else self.base
 

@@ -279,6 +279,8 @@ def json_texts(values: list) -> tuple[np.ndarray, list] | None:
     starts = np.empty(n, dtype=np.int64)
     starts[0] = 1
     starts[1:] = seps + 1
+    if (b[starts] == 34).any():                       # plain strings: the fallback keeps them unquoted
+        return None
     lens = np.empty(n, dtype=np.int64)
     lens[:-1] = seps - starts[:-1]
     lens[-1] = len(b) - 1 - starts[-1]
@@ -488,7 +490,7 @@ class Columns:
             if any(f == f for f in fl):
                 flops[ops] = to_float(fl)
         nbytes = np.full(n, np.nan)
-        copies = np.flatnonzero((grp == MEMCPY) | (grp == MEMSET))
+        copies = np.flatnonzero((grp == MEMCPY) | (grp == MEMSET) | (grp == KERNEL))   # kernels: collectives
         if len(copies):
             nbytes[copies] = to_float(_get(_take(args, copies), "bytes", np.nan))
         collective = np.zeros(n, dtype=bool)
@@ -500,10 +502,13 @@ class Columns:
             ann = np.flatnonzero(grp == ANNOT)
             if len(ann):
                 step[ann] = [c == "step" for c in _get(_take(args, ann), "cann_nb_cat")]
+        name_codes = self.names.codes(names, label, first, "name", idx)
+        if (name_codes < 0).any():     # a span without a name still happened: keep it, labelled
+            name_codes[name_codes < 0] = self.names.code_of("(unnamed)")
         self.parts["span"].append({
             "step": step,
             "index": idx.astype(np.int64) + first,
-            "name": self.names.codes(names, label, first, "name", idx),
+            "name": name_codes,
             "cat": cat, "group": grp, "pid": pid, "tid": tid,
             "ts": ts, "dur": dur, "ext": ext, "corr": corr, "stream": stream, "device": device,
             "shapes": shapes, "dtypes": dtypes, "flops": flops, "bytes": nbytes, "collective": collective,
