@@ -721,3 +721,20 @@ def test_msprof_db_in_prof_folder(real_data, tmp_path):
     p = read_ascend(prof_dir)
     assert p.meta["source"]["format"] == "msprof-db"
     assert find_ranks(tmp_path) == [(0, prof_dir)]
+
+
+@pytest.mark.parametrize("rel", [TEXT_RUNS[2], DB_RUNS[2], f"{SRV}/test_rank_0", SPARSE_RUNS[2]])
+def test_meta_is_plain_json_and_store_round_trip(real_data, rel, tmp_path):
+    import json
+
+    from cann_nb.store import read_profile_dir, write_profile_dir
+
+    prof = load(real_data, rel)
+    json.dumps(prof.meta, allow_nan=False)  # no numpy scalars, no NaN
+    (tmp_path / "p").mkdir()
+    write_profile_dir(prof, tmp_path / "p")
+    back = read_profile_dir(tmp_path / "p")
+    back.validate()
+    assert len(back.events) == len(prof.events) and list(back.events.columns) == list(prof.events.columns)
+    assert back.meta["t0_ns"] == prof.meta["t0_ns"]
+    assert (back.events["start_ns"].to_numpy() == prof.events["start_ns"].to_numpy()).all()
