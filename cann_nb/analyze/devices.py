@@ -217,7 +217,7 @@ def syncs(profile) -> pd.DataFrame:
     dev = np.flatnonzero(ctx.is_device_task)
     de = np.sort(ctx.end[dev])
     k = np.searchsorted(de, e, side="right") - 1
-    c = np.where(k >= 0, de[np.maximum(k, 0)], np.iinfo(I64).min)
+    c = np.where(k >= 0, de[np.maximum(k, 0)], np.iinfo(I64).min) if len(de) else np.full(len(rows), np.iinfo(I64).min)
     wait = np.where(c > s, c - s, 0)
     us, ue = union(ctx.start[dev], ctx.end[dev])
     idle = (e - s) - covered_within(s, e, us, ue)

@@ -1,0 +1,132 @@
+"""The analysis facade: what the CLI (``python -m cann_nb analyze PROFILE --json``), ``Profile.findings()``
+and the widgets call.
+
+    analyze(profile)   -> dict, exactly DESIGN.md's ``analyze --json`` object, JSON-serialisable (no NaN)
+    findings(profile)  -> list[Finding], largest estimated gain first
+    analyses(profile)  -> dict of every analysis (DataFrames and dicts) for notebooks and reports
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .finding import Finding
+
+HOTSPOT_KEYS = ("name", "cat", "count", "total_ns", "self_ns", "share_pct")
+
+
+def json_safe(obj: Any) -> Any:
+    """Recursively turn numpy scalars/arrays, pandas objects and non-finite floats (-> None) into
+    plain JSON values."""
+    if obj is None or isinstance(obj, (bool, str)):
+        return obj
+    if isinstance(obj, (np.bool_,)):
+        return bool(obj)
+    if isinstance(obj, (int, np.integer)):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        f = float(obj)
+        return f if math.isfinite(f) else None
+    if isinstance(obj, dict):
+        return {str(k): json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple, set)):
+        return [json_safe(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return [json_safe(v) for v in obj.tolist()]
+    if isinstance(obj, pd.DataFrame):
+        return [json_safe(r) for r in obj.to_dict("records")]
+    if isinstance(obj, pd.Series):
+        return json_safe(obj.to_dict())
+    if isinstance(obj, Finding):
+        return json_safe(obj.to_dict())
+    if obj is pd.NA or obj is pd.NaT:
+        return None
+    return str(obj)
+
+
+def findings(profile, overrides: dict | None = None, only=None, errors: list | None = None) -> list[Finding]:
+    """The advisor's findings for a Profile, sorted by estimated gain (unknown gains last)."""
+    from .rules import findings as _findings
+    return _findings(profile, overrides=overrides, only=only, errors=errors)
+
+
+def summary(profile) -> dict:
+    """DESIGN.md's ``summary``: wall time, per-device busy/idle/compute/communication/memcpy, peaks."""
+    from .breakdown import summary_devices
+    from .memory import peak_memory
+    return {"wall_ns": int(profile.wall_ns), "devices": summary_devices(profile),
+            "peak_memory_bytes": peak_memory(profile.memory, profile.counters)}
+
+
+def hotspot_records(profile, top: int | None = 50) -> list[dict]:
+    from .hotspots import hotspots
+    hs = hotspots(profile.events, top=top)
+    return [{k: json_safe(r[k]) for k in HOTSPOT_KEYS} for r in hs.to_dict("records")]
+
+
+def analyze(profile, top_hotspots: int | None = 50, overrides: dict | None = None) -> dict:
+    """DESIGN.md's ``analyze --json`` object: ``{"profile": meta, "summary": {...}, "hotspots": [...],
+    "findings": [...]}``. Custom metrics (``add_custom_metric``), when any are registered, are added
+    under ``"metrics"``; a rule that raised is listed under ``profile.analysis_errors`` instead of
+    failing the analysis."""
+    from .rules.base import custom_metrics
+    errors: list = []
+    fs = findings(profile, overrides=overrides, errors=errors)
+    meta = dict(profile.meta or {})
+    if errors:
+        meta["analysis_errors"] = errors
+    out = {
+        "profile": json_safe(meta),
+        "summary": json_safe(summary(profile)),
+        "hotspots": hotspot_records(profile, top_hotspots),
+        "findings": [json_safe(f.to_dict()) for f in fs],
+    }
+    metrics = custom_metrics()
+    if metrics:
+        vals = {}
+        for name, fn in metrics.items():
+            try:
+                vals[name] = json_safe(fn(profile))
+            except Exception as exc:  # a user's metric must not break the analysis
+                vals[name] = {"error": f"{type(exc).__name__}: {exc}"}
+        out["metrics"] = vals
+    return out
+
+
+def analyses(profile) -> dict:
+    """Every analysis at once, as DataFrames/dicts (for notebooks, reports and widgets)."""
+    from . import breakdown, critical_path, devices, memory, patterns, steps, timeline
+    from .hotspots import hotspots
+    return {
+        "summary": summary(profile),
+        "hotspots": hotspots(profile.events),
+        "hotspots_by_shapes": hotspots(profile.events, by="name+shapes"),
+        "hotspots_by_module": hotspots(profile.events, by="module"),
+        "device_breakdown": breakdown.device_breakdown(profile),
+        "run_breakdown": breakdown.run_breakdown(profile),
+        "host_breakdown": timeline.host_breakdown(profile),
+        "overlap": breakdown.overlap(profile),
+        "bound_by": critical_path.bound_by(profile),
+        "critical_path": critical_path.critical_path(profile),
+        "idle": devices.idle_breakdown(profile),
+        "launches": devices.launch_stats(profile),
+        "transfers": devices.transfers(profile),
+        "utilization": devices.utilization(profile),
+        "syncs": devices.syncs(profile),
+        "contention": devices.contention(profile),
+        "memory_timeline": memory.memory_timeline(profile),
+        "memory_churn": memory.memory_churn(profile),
+        "memory_growth": memory.memory_growth(profile),
+        "fragmentation": memory.fragmentation(profile),
+        "steps": steps.steps(profile),
+        "cold_start": steps.cold_start(profile),
+        "sequences": patterns.frequent_sequences(profile),
+        "device_sequences": patterns.frequent_sequences(profile, level="device"),
+        "elementwise_chains": patterns.elementwise_chains(profile),
+        "idioms": patterns.idioms(profile),
+        "findings": findings(profile),
+    }

@@ -1,0 +1,288 @@
+"""Host-side rules: small-op storms (per-element / batch-1 loops), Python gaps and input building,
+data loading, GC, compilation, cold start."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import pandas as pd
+
+from .. import classify as C
+from ..timeline import owner_labels
+from .base import (METHOD_CP, METHOD_HEADROOM, fmt_ns, make_finding, pct, replay_gain, top_names)
+
+I64 = np.int64
+LINE_RE = re.compile(r" line \d+: ")
+TENSOR_FROM_PY_RE = re.compile(r"^aten::(tensor|lift_fresh|lift|scalar_tensor|as_tensor|from_numpy)$|"
+                               r"^torch\.(tensor|as_tensor|from_numpy)|numpy\.(array|asarray)$", re.I)
+FOLLOW_UNITS = 4  # ops after a Python stretch that are looked at for tensor construction
+BATCH1_RE = re.compile(r"^\[\[1(,|\])")
+
+
+def work_units(ctx) -> np.ndarray:
+    """The units of work the user's code issues, on the main lane in time order: the outermost
+    framework ops; for Python-traced profiles (no ops), the outermost source-line spans, else the
+    Python calls one level below the top."""
+    main = ctx.main_track
+    on = ctx.track_code == main
+    is_op = (ctx.role == C.R["op"]) & on
+    if is_op.any():
+        rows = np.flatnonzero(is_op)
+        prow = ctx.rows_of_parent[rows]
+        inside_op = np.zeros(len(rows), dtype=bool)
+        ok = prow >= 0
+        inside_op[ok] = ctx.role[prow[ok]] == C.R["op"]
+        rows = rows[~inside_op]
+    else:
+        py = (ctx.role == C.R["python"]) & on
+        line = py & ctx.flag(LINE_RE)
+        if line.any():
+            rows = np.flatnonzero(line)
+            prow = ctx.rows_of_parent[rows]
+            in_line = np.zeros(len(rows), dtype=bool)
+            ok = prow >= 0
+            in_line[ok] = line[prow[ok]]
+            rows = rows[~in_line]
+        else:
+            depth = ctx.events["depth"].to_numpy()
+            rows = np.flatnonzero(py & (depth == 1))
+    return rows[np.argsort(ctx.start[rows], kind="stable")]
+
+
+def small_op_runs(ctx, short_ns: int, gap_ns: int, min_run: int) -> pd.DataFrame:
+    """Runs of consecutive short units separated by short gaps: ``first, last`` (indices into
+    work_units), ``start, end, n``."""
+    u = work_units(ctx)
+    cols = ["first", "last", "start", "end", "n"]
+    if len(u) < min_run:
+        return pd.DataFrame(columns=cols)
+    s, e, d = ctx.start[u], ctx.end[u], ctx.dur[u]
+    # short by the op's typical (median) call, so an occasional slow call (an interrupt, a page
+    # fault) does not split a loop of tiny ops
+    typical = pd.Series(d).groupby(ctx.name_code[u]).transform("median").to_numpy()
+    short = typical < short_ns
+    link = np.zeros(len(u), dtype=bool)
+    link[1:] = short[1:] & short[:-1] & (s[1:] - e[:-1] < gap_ns)
+    run_start = ~link
+    rid = np.cumsum(run_start) - 1
+    first = np.flatnonzero(run_start)
+    last = np.append(first[1:], len(u)) - 1
+    n = last - first + 1
+    keep = (n >= min_run) & short[first]
+    first, last, n = first[keep], last[keep], n[keep]
+    return pd.DataFrame({"first": first, "last": last, "start": s[first], "end": e[last], "n": n})
+
+
+def small_ops(ctx, th):
+    """Many short framework ops (or Python lines) back to back: per-element loops, batch-1 loops.
+    The fix (vectorise, batch, fuse) keeps their real work and drops the per-call overhead and the
+    Python between them. Gain: replay with the flagged spans shrunk to their estimated work (each
+    op's time above the cheapest call of the same op)."""
+    runs = small_op_runs(ctx, th["short_ns"], th["gap_ns"], th["min_run"])
+    if not len(runs):
+        return
+    region = int((runs["end"] - runs["start"]).sum())
+    if pct(region, ctx.wall) < th["min_pct"]:
+        return
+    u = work_units(ctx)
+    idx = np.concatenate([np.arange(a, b + 1) for a, b in zip(runs["first"], runs["last"])])
+    rows = u[idx]
+    d = ctx.dur[rows].astype(float)
+    codes = ctx.name_code[rows]
+    # the vectorised/batched code still calls each distinct op about once, on more data: keep one
+    # typical (median) call of each as the remaining work
+    work = float(pd.Series(d).groupby(codes).median().sum())
+    factor = min(1.0, work / max(region, 1))
+    rep = ctx.replay
+    f = rep.seg_factor_in(runs["start"].to_numpy(), runs["end"].to_numpy(), factor)
+    # device work launched from the region is kept (it is the real work)
+    gain, conf = replay_gain(ctx, seg_factor=f)
+    n_ops = int(len(rows))
+    mean = float(d.mean())
+    batch1 = float(C.name_flags(ctx.events["shapes"], BATCH1_RE)[rows].mean()) if len(rows) else 0.0
+    names = top_names(ctx, rows, 5)
+    python_line = not (ctx.role[rows] == C.R["op"]).any()
+    if batch1 >= 0.5:
+        what = "batch-1 calls"
+        sugg = ("Batch the samples: stack the inputs along the first dimension and call the model/op once "
+                "(e.g. model(torch.stack(xs)) instead of a loop over model(x[i:i+1])); the per-call overhead "
+                "then is paid once per batch.")
+    elif python_line:
+        what = "short Python lines"
+        sugg = ("Vectorise the loop: replace the per-element Python work with whole-array numpy/torch "
+                "operations (e.g. np.sqrt(a * b).sum() instead of a loop over elements).")
+    else:
+        what = "tiny ops"
+        sugg = ("Vectorise: operate on whole tensors instead of element by element (index/scalar ops in a "
+                "Python loop); on an accelerator also fuse or capture the loop (torch.compile, CUDA graphs).")
+    title = (f"{n_ops:,} {what} of {fmt_ns(mean)} on average run back to back for {fmt_ns(region)} "
+             f"({pct(region, ctx.wall):.0f}% of the run)")
+    yield make_finding(
+        ctx, "small_ops", "launch_overhead", title,
+        evidence={"ops": n_ops, "runs": int(len(runs)), "region_ns": region, "mean_op_ns": mean,
+                  "estimated_work_ns": work, "batch1_share": batch1, "top_ops": names,
+                  "threshold_short_ns": th["short_ns"]},
+        ops=names, suggestion=sugg, gain_ns=gain, method=METHOD_CP, confidence=conf * 0.9, rows=rows,
+        affected_ns=region)
+
+
+def python_gaps(ctx, th):
+    """Long stretches of the main thread outside any framework op (Python: building inputs, loops,
+    preprocessing) while the run waits. Gain: replay without them (upper bound: the work moves out
+    of the loop, to vectorised code, or to a DataLoader worker)."""
+    rep = ctx.replay
+    if not rep.S:
+        return
+    if not ((ctx.role == C.R["op"]) & (ctx.track_code == ctx.main_track)).any():
+        # no framework ops on the main thread: a pure-Python profile (its Python time is the work;
+        # small_ops covers loops) or a device-only trace (host time is simply not recorded)
+        return
+    lab = owner_labels(ctx, rep.seg_owner)
+    dur = rep.seg_dur
+    gap = (lab == "untracked") & (dur >= th["gap_ns"])
+    # time inside data loading / GC / compilation spans has its own rules
+    own = rep.seg_owner
+    flagged = np.zeros(rep.S, dtype=bool)
+    for f in ctx.host_flags.values():
+        flagged[own >= 0] |= f[own[own >= 0]]
+    gap &= ~flagged
+    if rep.tail_piece >= 0:
+        gap[rep.tail_piece] = False
+    # not inside a small-op run (those are the per-call overhead of small_ops)
+    runs = small_op_runs(ctx, 30_000, 1_000_000, 20)  # the small_ops rule's defaults
+    if len(runs):
+        mid = (rep.seg_start + rep.seg_end) // 2
+        k = np.searchsorted(runs["start"].to_numpy(), mid, side="right") - 1
+        inside = (k >= 0) & (mid < runs["end"].to_numpy()[np.maximum(k, 0)])
+        gap &= ~inside
+    total = int(dur[gap].sum())
+    if pct(total, ctx.wall) < th["min_pct"]:
+        return
+    # what follows each gap: tensors built from Python data point at input construction (torch.tensor
+    # shows as aten::empty, then the C++ conversion, then aten::to / aten::lift_fresh)
+    u = work_units(ctx)
+    us = ctx.start[u]
+    nxt = np.searchsorted(us, rep.seg_end[gap], side="left")
+    ok = nxt < len(u)
+    after = np.full(int(gap.sum()), -1, dtype=I64)
+    after[ok] = u[nxt[ok]]
+    flag_in = ctx.flag(TENSOR_FROM_PY_RE)
+    child_hit = flag_in.copy()
+    prow = ctx.rows_of_parent
+    kids = np.flatnonzero(flag_in & (prow >= 0))
+    child_hit[prow[kids]] = True
+    is_input = np.zeros(len(after), dtype=bool)
+    for k in range(FOLLOW_UNITS):
+        j = nxt + k
+        okj = j < len(u)
+        is_input[okj] |= child_hit[u[j[okj]]]
+    gdur = dur[gap]
+    input_share = float(gdur[is_input].sum()) / max(total, 1)
+    f = np.ones(rep.S)
+    f[gap] = 0.0
+    gain, conf = replay_gain(ctx, seg_factor=f)
+    n = int(gap.sum())
+    longest = int(gdur.max())
+    after_names = top_names(ctx, after[after >= 0], 3, weight=gdur[after >= 0])
+    if input_share >= 0.5:
+        cat, rid = "input_pipeline", "python_inputs"
+        title = (f"Inputs are built in Python: {fmt_ns(total)} ({pct(total, ctx.wall):.0f}% of the run) of "
+                 f"Python work before tensor creation ({n} stretches, longest {fmt_ns(longest)})")
+        sugg = ("Build inputs with vectorised operations, once: convert whole arrays (torch.from_numpy, "
+                "torch.as_tensor on an ndarray) instead of list comprehensions per step, move constant "
+                "preprocessing out of the loop, or prepare batches in a DataLoader with workers.")
+    else:
+        cat, rid = "host_bound", "python_gaps"
+        title = (f"{fmt_ns(total)} ({pct(total, ctx.wall):.0f}% of the run) is Python between framework ops "
+                 f"({n} stretches of {fmt_ns(th['gap_ns'])} or more, longest {fmt_ns(longest)})")
+        sugg = ("Find the Python work between the ops (profile with --stack or the Python tracer): move it out "
+                "of the loop, vectorise it, or overlap it with device work (a DataLoader with workers, a "
+                "background thread).")
+    gap_rows = after[after >= 0]
+    yield make_finding(
+        ctx, rid, cat, title,
+        evidence={"python_ns": total, "stretches": n, "longest_ns": longest, "followed_by": after_names,
+                  "input_construction_share": input_share, "threshold_gap_ns": th["gap_ns"]},
+        ops=after_names, suggestion=sugg, gain_ns=gain, method=METHOD_CP, confidence=conf * 0.8, rows=gap_rows,
+        affected_ns=total)
+
+
+def _flag_rule(ctx, th, flag: np.ndarray, rule_id: str, category: str, what: str, suggestion: str,
+               min_each_ns: int = 0):
+    """Shared body: time inside flagged host events (and what they contain), replayed away."""
+    from ..timeline import ancestor_flag
+    rows = np.flatnonzero(flag & ctx.is_host & (ctx.dur >= min_each_ns))
+    if not len(rows):
+        return
+    outer = rows[~np.isin(ctx.rows_of_parent[rows], rows)]
+    from ..intervals import union
+    us, ue = union(ctx.start[outer], ctx.end[outer])
+    total = int((ue - us).sum())
+    if pct(total, ctx.wall) < th["min_pct"]:
+        return
+    mask = np.zeros(ctx.n, dtype=bool)
+    mask[outer] = True
+    rep = ctx.replay
+    gain, conf = replay_gain(ctx, seg_factor=rep.seg_factor_for(mask, 0.0))
+    names = top_names(ctx, outer, 3)
+    title = f"{what}: {fmt_ns(total)} ({pct(total, ctx.wall):.0f}% of the run, {len(outer)} calls)"
+    yield make_finding(ctx, rule_id, category, title, evidence={"time_ns": total, "calls": int(len(outer))},
+                       ops=names, suggestion=suggestion, gain_ns=gain, method=METHOD_CP, confidence=conf * 0.8,
+                       rows=outer, affected_ns=total)
+
+
+def dataloader(ctx, th):
+    yield from _flag_rule(
+        ctx, th, ctx.flag(C.DATALOADER_RE), "dataloader", "input_pipeline", "Data loading on the main thread",
+        "Load data in the background: DataLoader(num_workers>0, pin_memory=True, persistent_workers=True, "
+        "prefetch_factor=2); avoid per-sample Python transforms, tar/zip reads and slow storage in the loop.")
+
+
+def gc_pauses(ctx, th):
+    yield from _flag_rule(
+        ctx, th, ctx.flag(C.GC_RE), "gc", "gc", "Python garbage collection pauses",
+        "Reduce GC work in the loop: gc.freeze() after setting up, gc.disable() around the hot loop (collect "
+        "between epochs), or raise thresholds with gc.set_threshold; avoid creating many short-lived objects.",
+        min_each_ns=th.get("min_each_ns", 0))
+
+
+def compilation(ctx, th):
+    flag = ctx.flag(C.COMPILE_RE)
+    rows = np.flatnonzero(flag)
+    acl = int(np.sum(np.char.find(ctx.names(rows).astype(str), "aclopCompile") >= 0)) if len(rows) else 0
+    sugg = ("Compile once: warm up before the measured loop, keep shapes static (pad or bucket them), avoid "
+            "recompilation triggers (changing dtypes, Python scalars as inputs); on Ascend use "
+            "torch_npu.npu.set_compile_mode(jit_compile=False) and allow_internal_format=False.")
+    if acl >= th["acl_compile_count"]:
+        th = dict(th, min_pct=0.0)
+    yield from _flag_rule(ctx, th, flag, "compile", "compile", "Compilation inside the profiled run", sugg)
+
+
+def cold_start(ctx, th):
+    from ..steps import cold_start as cs
+    res = cs(ctx.profile)
+    if res["steps"] < th["min_steps"] or not res["first_ns"]:
+        return
+    first, med = res["first_ns"], res["steady_median_ns"]
+    extra = res["extra_ns"]
+    if med <= 0 or first < th["ratio"] * med or pct(extra, ctx.wall) < th["min_pct"]:
+        return
+    ops = res["ops"]
+    names = ops["name"].head(5).tolist() if len(ops) else []
+    title = (f"The first step takes {fmt_ns(first)}, {first / med:.1f}x the steady-state median {fmt_ns(med)} "
+             f"({fmt_ns(extra)} extra, {pct(extra, ctx.wall):.0f}% of the run)")
+    st = ctx.steps
+    rows = np.flatnonzero((ctx.start >= st["start_ns"].iloc[0]) & (ctx.start < st["end_ns"].iloc[0]))
+    yield make_finding(
+        ctx, "cold_start", "cold_start", title,
+        evidence={"first_step_ns": first, "steady_median_ns": med, "steps": res["steps"],
+                  "step_source": res.get("source"), "warmup_ops": ops.head(10).to_dict("records") if len(ops) else []},
+        ops=names,
+        suggestion=("Warm up before measuring (one untimed iteration), cache what the first call builds "
+                    "(compiled kernels, lazily created modules, allocator pools), or exclude step 0 from the "
+                    "benchmark; if the first-call work is avoidable (re-creating models/tensors each run), "
+                    "hoist it out."),
+        gain_ns=extra, method=METHOD_HEADROOM + " (first step over the steady-state median)", confidence=0.6,
+        rows=rows, affected_ns=extra)

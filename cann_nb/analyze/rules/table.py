@@ -1,0 +1,109 @@
+"""The advisor's rules: one declarative table (id, category, thresholds, source, gain method, data
+needed) pointing at one function per rule. Thresholds can be overridden per call
+(``findings(profile, overrides={"small_ops": {"min_pct": 10}})``); sources are in
+shared/docs/analysis-anchors.md (catalogue ids in brackets).
+"""
+
+from __future__ import annotations
+
+from . import compute, device, host, memory
+from .base import METHOD_CP, METHOD_HEADROOM, Rule
+
+US, MS = 1_000, 1_000_000
+
+RULES: tuple[Rule, ...] = (
+    # -- idle / scheduling ---------------------------------------------------------------------------
+    Rule("device_idle", "idle", "Accelerator idle for a large share of the run", device.device_idle,
+         {"min_pct": 10.0, "gap_ns": 50 * US},
+         "[A1/A4] msprof-analyze overall (Free > 10 % of E2E), Nsight gpu_gaps / gpu_time_util, XProf idle", METHOD_CP,
+         ("device",)),
+    Rule("small_ops", "launch_overhead", "Many tiny ops back to back (per-element or batch-1 loops)", host.small_ops,
+         {"short_ns": 30 * US, "gap_ns": 1 * MS, "min_run": 20, "min_pct": 10.0},
+         "[B3] msprof op_schedule_advice (small-op storm), HTA launch stats (5-20 us launch cost)", METHOD_CP),
+    Rule("launch_bound", "launch_overhead", "Kernels shorter than their launches", device.launch_bound,
+         {"min_launches": 50, "short_share": 0.2, "min_pct": 3.0},
+         "[B1/B2] HTA get_cuda_kernel_launch_stats (short kernels), XProf kernel launch 3 %/15 %", METHOD_CP,
+         ("device",)),
+    Rule("python_gaps", "host_bound", "Python between framework ops", host.python_gaps,
+         {"gap_ns": 50 * US, "min_pct": 5.0},
+         "[A2/A6] XProf 'all other time' (>= 3 % moderate, >= 15 % high), HTA host_wait", METHOD_CP),
+    Rule("dataloader", "input_pipeline", "Data loading on the main thread", host.dataloader,
+         {"min_pct": 5.0},
+         "[A6] torch-tb-profiler (DataLoader > 5 %), XProf input-bound 5 %/20 %, msprof dataloader >= 10 ms",
+         METHOD_CP),
+    Rule("gc", "gc", "Python garbage collection", host.gc_pauses, {"min_pct": 1.0, "min_each_ns": 1 * MS},
+         "[A5] msprof-analyze gc_checker (>= 1000 us)", METHOD_CP),
+    Rule("compile", "compile", "Compilation in the run", host.compilation, {"min_pct": 5.0, "acl_compile_count": 20},
+         "[B4] msprof-analyze operator dispatch (aclopCompileAndExecute >= 20)", METHOD_CP),
+    Rule("cold_start", "cold_start", "First step much slower than the rest", host.cold_start,
+         {"min_steps": 3, "ratio": 2.0, "min_pct": 5.0},
+         "[I1] smdebug StepOutlier / MaxInitializationTime, Nsight *_pace", METHOD_HEADROOM, ("steps",)),
+    # -- syncs ---------------------------------------------------------------------------------------
+    Rule("syncs", "sync", "Blocking syncs in the loop", device.syncs, {"min_pct": 1.0},
+         "[C1] Nsight cuda_api_sync, HTA critical path sync edges", METHOD_CP, ("device",)),
+    Rule("launch_blocking", "sync", "Every launch followed by a sync", device.launch_blocking,
+         {"min_launches": 20, "share": 0.5, "within_ns": 10 * US},
+         "[C2] msprof-analyze synchronize_stream checker (P > 0.5)", METHOD_CP, ("device",)),
+    Rule("syncbn", "sync", "SyncBatchNorm", device.syncbn, {"min_count": 20},
+         "[C3] msprof-analyze syncbn checker (>= 20)", "", ("device",)),
+    # -- transfers -----------------------------------------------------------------------------------
+    Rule("pageable_copies", "transfer", "Copies from pageable memory block the host", device.pageable_copies,
+         {"min_count": 1, "min_pct": 1.0}, "[D1] Nsight cuda_memcpy_async (pageable)", METHOD_CP, ("device",)),
+    Rule("sync_copies", "transfer", "Synchronous copy APIs", device.sync_copies, {"min_count": 1, "min_pct": 1.0},
+         "[D2] Nsight cuda_memcpy_sync / cuda_memset_sync", METHOD_CP, ("device",)),
+    Rule("small_copies", "transfer", "Many small copies", device.small_copies,
+         {"small_bytes": 64 * 1024, "count_share": 0.5, "min_count": 20, "min_pct": 1.0},
+         "[D3] analysis-anchors D3 (< 64 KB dominate), HTA memcpy bandwidth", METHOD_CP, ("device",)),
+    Rule("exposed_transfers", "transfer", "Copies not overlapped with compute", device.exposed_transfers,
+         {"min_pct": 3.0}, "[D4] torch-tb-profiler step breakdown (Memcpy after Kernel), HTA temporal", METHOD_CP,
+         ("device",)),
+    Rule("exposed_communication", "communication", "Communication not overlapped with compute",
+         device.exposed_communication, {"min_pct": 10.0},
+         "[H1] torch-tb-profiler (communication > 10 %), HTA comm/comp overlap", METHOD_CP, ("device",)),
+    # -- memory --------------------------------------------------------------------------------------
+    Rule("alloc_churn", "memory", "Fresh tensors allocated every iteration", memory.alloc_churn,
+         {"min_count": 3, "min_pct": 5.0},
+         "[E2] msprof-analyze memory checker (alloc/free time), XProf allocs vs deallocs", METHOD_CP),
+    Rule("allocator_calls", "memory", "Device allocator calls", device.allocator_calls,
+         {"per_step_ns": 10 * MS, "min_pct": 3.0}, "[E2] msprof-analyze memory checker (>= 10 ms per step)",
+         METHOD_CP, ("device",)),
+    Rule("memory_peak", "memory", "Peak memory near capacity", memory.memory_peak, {"pct_of_capacity": 90.0},
+         "[E1] torch-tb-profiler (peak > 90 % of totalGlobalMem)", "", ("memory",)),
+    Rule("memory_growth", "memory", "Memory grows across steps", memory.memory_growth_rule,
+         {"growth_pct": 5.0, "min_steps": 3, "min_growth_bytes": 32 * 1024 ** 2}, "[E3] smdebug GPUMemoryIncrease (> 5 %), XProf memory_leaks", "",
+         ("memory", "steps")),
+    Rule("fragmentation", "memory", "Reserved but unallocated memory", memory.fragmentation_rule,
+         {"pct": 30.0, "min_reserved_bytes": 256 * 1024 ** 2}, "[E4] XProf memory_profile fragmentation", "",
+         ("memory",)),
+    # -- compute -------------------------------------------------------------------------------------
+    Rule("float64", "precision", "float64 compute", compute.float64,
+         {"min_pct": 5.0, "expected_speedup": 2.0, "transcendental_speedup": 3.0},
+         "[F6] XProf 16-bit share, torch-tb-profiler AMP hint; 2x = half the bytes, twice the SIMD lanes",
+         METHOD_CP, ("shapes",)),
+    Rule("low_precision", "precision", "float32 matmuls without AMP", compute.low_precision,
+         {"min_device_share_pct": 20.0, "expected_speedup": 2.0},
+         "[F6] torch-tb-profiler (TC-eligible, TC unused), XProf (16-bit < 10 %)", METHOD_CP, ("device", "shapes")),
+    Rule("elementwise_chain", "fusion", "Unfused elementwise chains", compute.elementwise_chain,
+         {"min_len": 3, "min_count": 3, "min_pct": 5.0, "host_fused_share": 0.5},
+         "[G2] msprof-analyze fusible operators (n-grams > 5 occurrences, > 1 % of step)", "G-seq via " + METHOD_CP),
+    Rule("unfused_idiom", "fusion", "Known unfused idioms", compute.unfused_idiom,
+         {"min_count": 2, "min_pct": 2.0, "host_fused_share": 0.5},
+         "[G3] msprof-analyze affinity API / PATTERN_DICT", "G-seq via " + METHOD_CP),
+    Rule("layout_copies", "layout", "Layout conversions", compute.layout_copies, {"min_pct": 3.0},
+         "[F3] msprof-analyze affinity (permute-contiguous), TransData, cuDNN NCHW<->NHWC kernels", METHOD_CP),
+    Rule("redundant_recompute", "redundant", "Constant work recomputed per iteration", compute.redundant_recompute,
+         {"min_count": 3, "min_pct": 5.0}, "cann_nb (loop-invariant code motion); HTA frequent sequences",
+         METHOD_CP),
+    Rule("hotspot", "hotspot", "Dominant op", compute.hotspot, {"min_pct": 30.0, "top": 2},
+         "HTA kernel breakdown, Nsight cuda_gpu_kern_sum", ""),
+    # -- Ascend --------------------------------------------------------------------------------------
+    Rule("aicpu", "utilization", "AI_CPU fallback", compute.aicpu, {"min_task_ns": 20 * US, "min_pct": 1.0},
+         "[F4] msprof-analyze aicpu checker (>= 20 us)", METHOD_CP, ("ascend",)),
+    Rule("block_dim", "utilization", "Core under-subscription", compute.block_dim, {"min_pct": 1.0},
+         "[F1] msprof-analyze block_dim checker", METHOD_HEADROOM, ("ascend",)),
+    Rule("no_bound", "utilization", "No pipe saturated", compute.no_bound,
+         {"min_task_ns": 20 * US, "ratio": 0.8, "min_pct": 1.0},
+         "[F2] msprof-analyze operator_no_bound (> 20 us, all ratios <= 0.8)", METHOD_HEADROOM, ("ascend",)),
+    Rule("dynamic_shape", "compile", "Dynamic shapes everywhere", compute.dynamic_shape, {"min_ops": 20},
+         "[B5] msprof-analyze dynamic shape checker", "", ("ascend",)),
+)
