@@ -403,6 +403,11 @@ def test_prefer_text_or_db(real_data, tmp_path):
     assert read_ascend(run, prefer="text").meta["source"]["format"] == "torch_npu-text"
 
 
+def test_cluster_folder_error_points_to_find_ranks(real_data):
+    e = _raises_naming(real_data / ST, "level2")
+    assert "4 runs" in e.detail and "find_ranks" in e.detail
+
+
 def test_find_ranks(real_data):
     got = find_ranks(real_data / ST)
     assert [r for r, _ in got] == [0, 1, 2, 3]

@@ -159,9 +159,12 @@ def detect(path, prefer: str = "auto") -> Layout:
     if db is not None:
         return Layout(_db_kind(db), p, root=p, db=db, analysis_db=_analysis(p))
     listing = sorted(q.name for q in p.iterdir())[:8]
+    runs = [q.name for q in sorted(p.iterdir()) if q.is_dir() and _is_run_dir(q)]
+    detail = (f"it holds {len(runs)} runs ({', '.join(runs[:4])}{', ...' if len(runs) > 4 else ''}): import one, "
+              "or all of them with the cluster import (find_ranks)") if runs else \
+        (f"found {listing}" if listing else "the folder is empty")
     raise TraceFormatError(p, "", f"an Ascend profiler folder ({OUTPUT_DIR}/, *_ascend_pt, PROF_*/{MSPROF_DIR}, "
-                           "ascend_pytorch_profiler_*.db or msprof_*.db)",
-                           f"found {listing}" if listing else "the folder is empty")
+                           "ascend_pytorch_profiler_*.db or msprof_*.db)", detail)
 
 
 def _legacy_role(stem: str) -> str:
@@ -282,6 +285,11 @@ def rank_of(folder: Path) -> int | None:
     return int(m.group(1)) if m else None
 
 
+def _is_run_dir(d: Path) -> bool:
+    return (d.name.endswith(("_ascend_pt", "_ascend_ms")) or (d / OUTPUT_DIR).is_dir()
+            or (d.name.startswith("PROF_") and ((d / MSPROF_DIR).is_dir() or any(d.glob("msprof_*.db")))))
+
+
 def find_ranks(path, max_depth: int = 4) -> list[tuple[int, Path]]:
     """Run folders (one per rank) under a cluster folder, as ``(rank, path)`` sorted by rank.
 
@@ -297,12 +305,8 @@ def find_ranks(path, max_depth: int = 4) -> list[tuple[int, Path]]:
         return []
     found: list[Path] = []
 
-    def is_run(d: Path) -> bool:
-        return (d.name.endswith(("_ascend_pt", "_ascend_ms")) or (d / OUTPUT_DIR).is_dir()
-                or (d.name.startswith("PROF_") and ((d / MSPROF_DIR).is_dir() or any(d.glob("msprof_*.db")))))
-
     def walk(d: Path, depth: int):
-        if is_run(d):
+        if _is_run_dir(d):
             if is_ascend(d):
                 found.append(d)
             return

@@ -14,9 +14,11 @@ from pathlib import Path
 import numpy as np
 import orjson
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from ...errors import TraceFormatError
-from .units import decimal_to_ns, floats_to_ns, us_to_ns
+from .units import arrow, decimal_to_ns, floats_to_ns, us_to_ns
 
 # Hardware task types that are not device work of their own (stream sync, profiling markers) or are
 # sub-tasks of an HCCL operator that the operator's own span already covers (formats.md §3.9).
@@ -95,11 +97,10 @@ def _ids(s: pd.Series) -> np.ndarray:
 
 def _joined(s: pd.Series) -> pd.Categorical:
     """``Input Dims``/``Input type`` strings joined with ``;\\r\\n`` (formats.md §3.9) -> ``;``-joined."""
-    s = s.astype(object)
-    txt = s.where(s.map(type) == str, None)
-    txt = txt.str.replace("\r\n", "", regex=False).str.replace("\n", "", regex=False)
-    txt = txt.where(txt.str.strip(";").str.len() > 0, None)
-    return pd.Categorical(txt)
+    a = arrow(s)
+    a = pc.replace_substring(pc.replace_substring(a, "\r\n", ""), "\n", "")
+    empty = pc.equal(pc.utf8_length(pc.utf8_trim(a, characters="; ")), 0).fill_null(True)
+    return pd.Categorical(pd.Series(pc.if_else(empty, pa.nulls(len(a), a.type), a).to_pandas(), dtype=object))
 
 
 def read_trace_view(path: Path) -> TraceView:
@@ -204,8 +205,12 @@ def read_trace_view(path: Path) -> TraceView:
     # ---- HCCL: operator spans on "Group N Communication" threads; plane tasks are dropped ----------
     hc = x[proc_x == "HCCL"]
     hcargs = _args_frame(hc["args"])
-    tname = pd.Series([tnames.get(k) for k in zip(hc["pid"].tolist(), hc["tid"].tolist())], index=hc.index,
-                      dtype=object)
+    tn = pd.DataFrame([(p, t, n) for (p, t), n in tnames.items()], columns=["pid", "tid", "tname"]) if tnames \
+        else pd.DataFrame(columns=["pid", "tid", "tname"])
+    tn = tn.assign(pid=tn["pid"].astype(str), tid=tn["tid"].astype(str)).drop_duplicates(["pid", "tid"])
+    tname = pd.Series(hc[["pid", "tid"]].astype(str).merge(tn, on=["pid", "tid"], how="left")["tname"]
+                      .to_numpy(dtype=object), index=hc.index, dtype=object)
+    tname = tname.where(tname.map(type) == str, None)
     is_op = tname.str.contains("Communication", na=False) | (tname.isna() & ~_col(hcargs, "task type", default=None).notna())
     ops = hc[is_op.to_numpy()]
     oargs = hcargs[is_op.to_numpy()]
