@@ -103,8 +103,10 @@ def memory_figure(profile):
         src = ColumnDataSource({"t": _ms(ts), "mib": val / 2**20})
         fig.step("t", "mib", source=src, mode="after", color=color, line_dash=dash, legend_label=label)
         fig.scatter([pt / 1e6], [pv / 2**20], size=8, color=color, marker="triangle")
+        late = len(ts) > 1 and pt > ts[0] + 0.7 * (ts[-1] - ts[0])  # label left of a late peak
         fig.add_layout(Label(x=pt / 1e6, y=pv / 2**20, text=f"peak {pv / 2**20:.1f} MiB", text_font_size="10px",
-                             x_offset=4, y_offset=2, text_color=color))
+                             x_offset=-4 if late else 4, y_offset=2, text_color=color,
+                             text_align="right" if late else "left"))
         drew = True
     if drew:
         fig.y_range.range_padding = 0.2  # room for the peak labels
@@ -163,7 +165,8 @@ def utilization_figure(profile):
         util = ctr[(metric.str.contains("util") & ~metric.str.startswith("cpu_util:core ")).to_numpy()]
         for (src_, metric), m in util.groupby(["source", "metric"], observed=True, sort=True):
             ts, val = _decimate(m["ts_ns"].to_numpy(dtype=np.int64), m["value"].to_numpy(dtype=np.float64), MAX_POINTS)
-            fig.line(_ms(ts), val, color=PALETTE[i % len(PALETTE)], legend_label=f"{src_} {metric}")
+            # a utilisation sample covers the interval that ends at its timestamp
+            fig.step(_ms(ts), val, mode="before", color=PALETTE[i % len(PALETTE)], legend_label=f"{src_} {metric}")
             sampled_devices.add(str(src_))
             i += 1
     devices = sorted({str(d) for d in profile.events["device"].dropna().unique()} - {"cpu", "nan"} - sampled_devices)

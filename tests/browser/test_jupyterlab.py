@@ -139,6 +139,13 @@ def test_profile_cell_then_drill_down_in_jupyterlab(browser, lab):
         assert page.evaluate(PIXELS_JS, [".cnb-tl-canvas", 180])["hl"] > 0
         widget.screenshot(path=str(ARTIFACTS / "jupyterlab_finding_click.png"))
 
+        # bokeh charts: BokehJS comes from the kernel over the widget's comm (no CDN; network blocked)
+        page.click(".cnb-tab[data-tab=memory]")
+        page.wait_for_selector(".cnb-panel:not([hidden]) .cnb-charts[data-rendered='1']", timeout=30_000)
+        assert page.locator(".cnb-panel:not([hidden]) .cnb-chart").count() == 2
+        widget.screenshot(path=str(ARTIFACTS / "jupyterlab_memory.png"))
+        assert not page.blocked, page.blocked
+
         # the selection reached the kernel: re-run the last cell and read it there
         cells = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell")
         cells.nth(3).locator(".jp-InputArea-editor").click()
