@@ -743,3 +743,16 @@ def test_meta_is_plain_json_and_store_round_trip(real_data, rel, tmp_path):
     assert len(back.events) == len(prof.events) and list(back.events.columns) == list(prof.events.columns)
     assert back.meta["t0_ns"] == prof.meta["t0_ns"]
     assert (back.events["start_ns"].to_numpy() == prof.events["start_ns"].to_numpy()).all()
+
+
+@pytest.mark.parametrize("rel", TEXT_RUNS[:6])
+def test_l2_cache_joined_on_stream_and_task(real_data, rel):
+    """l2_cache.csv joins kernels on (Stream Id, Task Id) - at Level0 the ids come from trace_view."""
+    raw = rows(real_data / rel / "ASCEND_PROFILER_OUTPUT" / "l2_cache.csv")
+    k = load(real_data, rel).events
+    k = k[k["pmu_l2_victim_rate"].notna()]
+    assert len(k) == len(raw)
+    want = {(int(r["Stream Id"]), int(r["Task Id"])): (r["Op Name"], float(r["Victim Rate"])) for r in raw}
+    got = {(int(s), int(t)): (n, v) for s, t, n, v in zip(k["stream_id"], k["task_id"], k["name"].astype(str),
+                                                           k["pmu_l2_victim_rate"])}
+    assert got == want

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from contextlib import closing
 from pathlib import Path
 
 import numpy as np
@@ -179,7 +178,6 @@ def _read(db: Db, parts: Parts) -> None:
 def _host(db: Db, S: pd.Series) -> tuple[pd.DataFrame, pd.Series]:
     frames = []
     conn_to_host = pd.Series(dtype="int64")
-    offset = 0
     if db.has("PYTORCH_API", "startNs", "endNs", "name"):
         p = db.read("PYTORCH_API", ["startNs", "endNs", "globalTid", "connectionId", "name", "inputDtypes",
                                     "inputShapes", "type"], required=("startNs", "endNs", "name"))
@@ -200,7 +198,6 @@ def _host(db: Db, S: pd.Series) -> tuple[pd.DataFrame, pd.Series]:
             ops = ops[(typ == 50001).to_numpy() & ops["id"].notna().to_numpy()]
             lk = ops.merge(ci, on="id").drop_duplicates("connectionId", keep="first")
             conn_to_host = pd.Series(lk["row"].to_numpy(dtype="int64"), index=lk["connectionId"].to_numpy())
-        offset = len(f)
     if db.has("CANN_API", "startNs", "endNs", "name"):
         c = db.read("CANN_API", ["startNs", "endNs", "type", "globalTid", "connectionId", "name"],
                     required=("startNs", "endNs", "name"))

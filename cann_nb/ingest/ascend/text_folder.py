@@ -44,14 +44,15 @@ def read_text_folder(files: dict[str, list[Path]], parts: Parts) -> Parts:
         frames = [_note(parts, p, read_kernels(p, default_dev)) for p in files["kernel_details"]]
         parts.files += [str(p) for p in files["kernel_details"]]
         kernels = pd.concat(frames, ignore_index=True, sort=False) if len(frames) > 1 else frames[0]
-    if kernels is not None and files.get("l2_cache") and "stream_id" in kernels.columns:
-        l2 = read_l2_cache(files["l2_cache"][0])
-        parts.files.append(str(files["l2_cache"][0]))
-        kernels = kernels.merge(l2, on=["stream_id", "task_id"], how="left") if "task_id" in kernels.columns else kernels
 
     host = tv.host if tv is not None else None
     if kernels is not None:
         device = _enrich(kernels, tv, parts)
+        k0 = device[0]
+        if files.get("l2_cache") and {"stream_id", "task_id"} <= set(k0.columns):  # after enrich: Level0 ids
+            l2 = read_l2_cache(files["l2_cache"][0])
+            parts.files.append(str(files["l2_cache"][0]))
+            device[0] = k0.merge(l2, on=["stream_id", "task_id"], how="left")
         parts.ascend["device_task_source"] = "kernel_details" + (" + trace_view" if tv is not None else "")
     elif tv is not None:
         device = _from_trace_view(tv, parts)

@@ -211,7 +211,8 @@ def read_trace_view(path: Path) -> TraceView:
     tname = pd.Series(hc[["pid", "tid"]].astype(str).merge(tn, on=["pid", "tid"], how="left")["tname"]
                       .to_numpy(dtype=object), index=hc.index, dtype=object)
     tname = tname.where(tname.map(type) == str, None)
-    is_op = tname.str.contains("Communication", na=False) | (tname.isna() & ~_col(hcargs, "task type", default=None).notna())
+    no_task_type = ~_col(hcargs, "task type", default=None).notna()
+    is_op = tname.str.contains("Communication", na=False) | (tname.isna() & no_task_type)
     ops = hc[is_op.to_numpy()]
     oargs = hcargs[is_op.to_numpy()]
     hpid = pd.to_numeric(ops["pid"], errors="coerce").fillna(0).astype("int64")
@@ -256,7 +257,8 @@ def _counters(c: pd.DataFrame, device_id) -> pd.DataFrame:
                          "name": c["name"].astype(str).to_numpy()}, index=c.index)
     if id_cols:
         acc = pd.to_numeric(args["acc_id"], errors="coerce")
-        base["name"] = base["name"].where(acc.isna(), base["name"] + " acc " + acc.fillna(0).astype("int64").astype(str))
+        acc_name = base["name"] + " acc " + acc.fillna(0).astype("int64").astype(str)
+        base["name"] = base["name"].where(acc.isna(), acc_name)
     parts = []
     for k in val_cols:
         v = pd.to_numeric(args[k], errors="coerce")
