@@ -241,6 +241,8 @@ def _spans(ev: pd.DataFrame, lanes: _Lanes) -> str:
     flops, nbytes = ev["flops"].to_numpy(), ev["bytes"].to_numpy()
     shapes = _json_of_categories(ev["shapes"].array, shaped=True)
     dtypes = _json_of_categories(ev["dtypes"].array, shaped=True)
+    concrete = (_json_of_categories(ev["concrete"].array, shaped=True) if "concrete" in ev
+                else np.full(n, "", dtype=_S))
     args = _args([
         _field("External id", ext >= 0, ext.astype(_S)),
         _field("correlation", corr >= 0, corr.astype(_S)),
@@ -248,6 +250,7 @@ def _spans(ev: pd.DataFrame, lanes: _Lanes) -> str:
         _field("stream", stream >= 0, stream.astype(_S)),
         _field("Input Dims", shapes != "", shapes),
         _field("Input type", dtypes != "", dtypes),
+        _field("Concrete Inputs", concrete != "", concrete),
         _field("flops", np.isfinite(flops), _num(flops)),
         _field("bytes", np.isfinite(nbytes), _num(nbytes)),
         _field("Collective name", cat == "comm", _json_of_categories(ev["name"].array)),

@@ -7,6 +7,11 @@ categories, string tids, ``async``/``launch`` flows, ``[memory]`` with Bytes onl
 (``async_cpu_to_gpu`` flows), 1.13-2.0 (``ac2g``, integer us), 2.1+ (float us with ns decimals and
 ``baseTimeNanoseconds``), ROCm (hip* calls under ``cuda_runtime``), MTIA, XPU and PrivateUse1 runtimes.
 
+Extra columns besides DESIGN.md's: events ``src_cat`` (the Kineto category as written, categorical),
+``stream`` (int64, -1 on the host), ``external_id`` (Kineto "External id", -1 none) and ``concrete``
+(JSON text of "Concrete Inputs", the scalar arguments of ops); memory ``addr`` (-1 unknown).
+``shapes``/``dtypes`` are the compact JSON text of "Input Dims"/"Input type".
+
 Pipeline: chunked_json streams the events array, kineto_columns turns each chunk into numpy columns,
 and this module interprets the columns as a whole: event categories, devices and tracks, time base,
 nesting, CUPTI correlation links, the memory and counter tables, and the meta dict.
@@ -210,6 +215,7 @@ class _Assembler:
             "corr": self._links(grp, is_dev, s["corr"], pid, tid, s["ts"]),
             "shapes": self.cols.shapes.categorical(s["shapes"]),
             "dtypes": self.cols.dtypes.categorical(s["dtypes"]),
+            "concrete": self.cols.concrete.categorical(s["concrete"]),
             "flops": s["flops"],
             "bytes": s["bytes"],
             "src_cat": self.cols.cats.categorical(s["cat"]),

@@ -330,7 +330,7 @@ class Columns:
         self.keep_python = keep_python
         self.own_export = own_export     # written by chrome_export: exact cat/device hints in args
         self.names, self.cats, self.pids, self.tids = Interner(), Interner(), Interner(), Interner()
-        self.shapes, self.dtypes = Interner(), Interner()
+        self.shapes, self.dtypes, self.concrete = Interner(), Interner(), Interner()
         self.flow_ids = Interner()
         self._group_lut = np.zeros(0, dtype=np.int8)
         self.reset()
@@ -478,6 +478,7 @@ class Columns:
             device[dev_like] = to_int(_get(sub, "device", -1))
         shapes = np.full(n, -1, dtype=np.int64)
         dtypes = np.full(n, -1, dtype=np.int64)
+        concrete = np.full(n, -1, dtype=np.int64)
         flops = np.full(n, np.nan)
         ops = np.flatnonzero(grp == OP)
         if len(ops):
@@ -486,6 +487,9 @@ class Columns:
             if any(d is not None for d in dims):
                 shapes[ops] = self._list_codes(self.shapes, dims, first, "Input Dims", idx[ops])
                 dtypes[ops] = self._list_codes(self.dtypes, _get(sub, "Input type"), first, "Input type", idx[ops])
+            conc = _get(sub, "Concrete Inputs")   # scalar arguments (stride, padding...), PyTorch 2.1+
+            if any(c is not None for c in conc):
+                concrete[ops] = self._list_codes(self.concrete, conc, first, "Concrete Inputs", idx[ops])
             fl = _get(sub, "flops", np.nan)
             if any(f == f for f in fl):
                 flops[ops] = to_float(fl)
@@ -511,7 +515,8 @@ class Columns:
             "name": name_codes,
             "cat": cat, "group": grp, "pid": pid, "tid": tid,
             "ts": ts, "dur": dur, "ext": ext, "corr": corr, "stream": stream, "device": device,
-            "shapes": shapes, "dtypes": dtypes, "flops": flops, "bytes": nbytes, "collective": collective,
+            "shapes": shapes, "dtypes": dtypes, "concrete": concrete, "flops": flops, "bytes": nbytes,
+            "collective": collective,
         })
         return exact_ts
 

@@ -14,7 +14,7 @@ from cann_nb.ingest.kineto import read_kineto
 from cann_nb.model import Profile
 
 EVENT_COLS = ["id", "name", "cat", "track", "device", "start_ns", "dur_ns", "parent", "depth", "corr", "shapes",
-              "dtypes", "flops", "bytes", "stream", "external_id"]
+              "dtypes", "concrete", "flops", "bytes", "stream", "external_id"]
 MEMORY_COLS = ["ts_ns", "device", "delta_bytes", "allocated_bytes", "reserved_bytes", "event_id", "addr"]
 SAMPLES = [
     "tracelens/tests/traces/h100/gaunernst_bert-small-uncased__1016001.json.gz",   # memory, shapes, python
