@@ -33,6 +33,13 @@ class CollectionSession:
                  source: dict | None = None):
         self.name = name
         self.requested = tuple(collectors) if collectors else auto.for_process()
+        # [issue 8] custom metrics (cann_nb.add_custom_metric) are sampled with the host counters:
+        # whenever the host sampler runs and a metric is registered, the "custom" collector runs too
+        if "host" in self.requested and "custom" not in self.requested:
+            from ..custom_metrics import registered as _custom_registered
+
+            if _custom_registered():
+                self.requested += ("custom",)
         self.options = options or CollectOptions()
         self.source = source or {}
         self.t0_ns = 0
@@ -84,6 +91,11 @@ class CollectionSession:
 
     def mark_step(self) -> None:
         self.steps_ns.append(time.time_ns() - self.t0_ns)
+        # [issue 8] per-step custom metrics are read at each step boundary (only the custom collector
+        # is told: the others' step() changes what they record)
+        for inst in self.active:
+            if inst.name == "custom":
+                inst.step()
 
     def stop(self, status: str = "ok", error: str | None = None) -> None:
         """Stop recording (idempotent). status is ok, failed or interrupted."""
