@@ -103,8 +103,11 @@ def _host_tracks(host: pd.DataFrame) -> np.ndarray:
 
 
 def _cat(values) -> pd.Categorical:
-    s = pd.Series(values, dtype=object)
-    return pd.Categorical(s.where(s.notna(), None))
+    """Text column -> categorical (missing stays missing) without sorting the categories."""
+    if isinstance(values, (pd.Series, pd.Categorical)) and isinstance(values.dtype, pd.CategoricalDtype):
+        return pd.Categorical(values)
+    codes, uniques = pd.factorize(pd.Series(values, dtype=object), use_na_sentinel=True)
+    return pd.Categorical.from_codes(codes, categories=pd.Index(uniques, dtype=object).astype(str))
 
 
 def build_profile(parts: Parts, *, t0_ns: int | None = None, name: str | None = None,
