@@ -8,6 +8,7 @@ cheap; ``finish`` does the conversion afterwards.
 from __future__ import annotations
 
 import sys
+import threading
 import time
 import traceback
 
@@ -15,11 +16,42 @@ import numpy as np
 import pandas as pd
 
 from .. import collect
-from . import auto
+from . import active, auto
 from ..model import Profile, concat, new_meta
 from .base import CollectOptions, Collector
 
 _warned: set[str] = set()
+
+# [issue 8] torch.profiler cannot record in two threads at once: a second profile started while another
+# thread's is recording crashes the process (segfault, torch 2.13). The session whose torch collector
+# records holds this slot; another session then runs without torch and says why. A slot whose thread
+# has ended is free (a profile left open by a dead thread does not block later ones).
+_torch_slot_lock = threading.Lock()
+_torch_slot: dict = {}
+
+
+def _claim_torch(session) -> str | None:
+    """Take the process's torch.profiler slot for ``session``; None, or why it is taken."""
+    with _torch_slot_lock:
+        owner, thread = _torch_slot.get("session"), _torch_slot.get("thread")
+        if owner is not None and owner is not session and thread is not None and thread.is_alive():
+            return (f"another profile ({owner.name!r}, thread {thread.name!r}) is recording with torch.profiler "
+                    "in this process; torch cannot record two at once")
+        _torch_slot.update(session=session, thread=threading.current_thread())
+        return None
+
+
+def torch_busy() -> bool:
+    """Is torch.profiler recording in a live thread right now (through a session)?"""
+    with _torch_slot_lock:
+        thread = _torch_slot.get("thread")
+        return thread is not None and thread.is_alive()
+
+
+def _release_torch(session) -> None:
+    with _torch_slot_lock:
+        if _torch_slot.get("session") is session:
+            _torch_slot.clear()
 
 
 def warn_once(key: str, message: str) -> None:
@@ -64,6 +96,12 @@ class CollectionSession:
                 self.collector_meta[name] = {"status": "unavailable", "reason": reason}
                 warn_once(f"unavailable:{name}", f"collector {name!r} unavailable: {reason}")
                 continue
+            if name == "torch":
+                busy = _claim_torch(self)
+                if busy:
+                    self.collector_meta[name] = {"status": "unavailable", "reason": busy}
+                    warn_once(f"busy:{name}", f"collector 'torch' skipped: {busy}")
+                    continue
             inst = cls(self.options, self.t0_ns)
             if cls.traces_calls:
                 inst.adopt_caller = adopt_caller
@@ -73,6 +111,7 @@ class CollectionSession:
         self.running = True
         self._t_start = time.perf_counter_ns()
         self._start_ns = time.time_ns() - self.t0_ns
+        active.set_current(self)  # cann_nb.step() marks steps on this session
         for inst in tracers:  # last, so that nothing above is traced
             self.active.append(inst)
             if not self._start_one(inst):
@@ -104,6 +143,7 @@ class CollectionSession:
         self._t_stop = time.perf_counter_ns()
         self._stop_ns = time.time_ns() - self.t0_ns
         self.running = False
+        active.clear(self)
         self.status, self.error = status, error
         # call tracers first (they were started last), then the rest in reverse order
         for inst in sorted(reversed(self.active), key=lambda c: not c.traces_calls):
@@ -111,6 +151,7 @@ class CollectionSession:
                 inst.stop()
             except Exception as exc:
                 self.collector_meta[inst.name] = {"status": "error", "reason": f"stop failed: {exc!r}"}
+        _release_torch(self)  # [issue 8]
 
     # -- afterwards ----------------------------------------------------------------------------
     def finish(self) -> Profile:
