@@ -62,9 +62,16 @@ def summary(profile) -> dict:
             "peak_memory_bytes": peak_memory(profile.memory, profile.counters)}
 
 
-def hotspot_records(profile, top: int | None = 50) -> list[dict]:
+def _hotspots(profile, by: str = "name"):
+    from .context import context
     from .hotspots import hotspots
-    hs = hotspots(profile.events, top=top)
+    ctx = context(profile)
+    return ctx.memo(("hotspots", by), lambda: hotspots(profile.events, by=by)).copy()
+
+
+def hotspot_records(profile, top: int | None = 50) -> list[dict]:
+    hs = _hotspots(profile)
+    hs = hs.head(top) if top else hs
     return [{k: json_safe(r[k]) for k in HOTSPOT_KEYS} for r in hs.to_dict("records")]
 
 
@@ -100,12 +107,11 @@ def analyze(profile, top_hotspots: int | None = 50, overrides: dict | None = Non
 def analyses(profile) -> dict:
     """Every analysis at once, as DataFrames/dicts (for notebooks, reports and widgets)."""
     from . import breakdown, critical_path, devices, memory, patterns, steps, timeline
-    from .hotspots import hotspots
     return {
         "summary": summary(profile),
-        "hotspots": hotspots(profile.events),
-        "hotspots_by_shapes": hotspots(profile.events, by="name+shapes"),
-        "hotspots_by_module": hotspots(profile.events, by="module"),
+        "hotspots": _hotspots(profile),
+        "hotspots_by_shapes": _hotspots(profile, "name+shapes"),
+        "hotspots_by_module": _hotspots(profile, "module"),
         "device_breakdown": breakdown.device_breakdown(profile),
         "run_breakdown": breakdown.run_breakdown(profile),
         "host_breakdown": timeline.host_breakdown(profile),

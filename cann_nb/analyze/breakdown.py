@@ -35,6 +35,11 @@ def _host_label(ctx, rows) -> np.ndarray:
 
 
 def device_breakdown(profile, include_host: bool = True) -> pd.DataFrame:
+    ctx = context(profile)
+    return ctx.memo(("device_breakdown", include_host), lambda: _device_breakdown(profile, include_host)).copy()
+
+
+def _device_breakdown(profile, include_host: bool) -> pd.DataFrame:
     """One row per device: ``wall_ns, busy_ns, compute_ns, communication_ns, memcpy_ns, idle_ns`` plus
     ``span_ns`` (first to last task) and ``idle_in_span_ns`` (HTA's idle: gaps between the first and
     the last task) and percentages of the wall time.
@@ -82,21 +87,20 @@ def run_breakdown(profile) -> pd.DataFrame:
     else "other". Sums to the wall time. Columns ``category, dur_ns, pct``."""
     ctx = context(profile)
     lo, hi = ctx.window
-    from .timeline import ancestor_flag
     r = ctx.role
-    lab = np.full(ctx.n, "", dtype=object)
-    lab[r == C.R["compute"]] = "kernel"
-    lab[r == C.R["memcpy"]] = "memcpy"
-    lab[r == C.R["memset"]] = "memset"
-    lab[np.isin(r, (C.R["comm"], C.R["host_comm"]))] = "communication"
-    lab[np.isin(r, (C.R["launch"], C.R["sync"], C.R["alloc"], C.R["runtime"]))] = "runtime"
-    host_exec = np.isin(r, (C.R["op"], C.R["python"]))
-    lab[host_exec] = "cpu_exec"
-    dl = ancestor_flag(ctx, ctx.flag(C.DATALOADER_RE)) & ctx.is_host
-    lab[dl & (lab != "runtime")] = "dataloader"
-    ex = exclusive(ctx.start, ctx.end, lab, RUN_PRIORITY, lo, hi)
+    P = {c: i for i, c in enumerate(RUN_PRIORITY)}
+    lab = np.full(ctx.n, -1, dtype=np.int8)
+    lab[r == C.R["compute"]] = P["kernel"]
+    lab[r == C.R["memcpy"]] = P["memcpy"]
+    lab[r == C.R["memset"]] = P["memset"]
+    lab[np.isin(r, (C.R["comm"], C.R["host_comm"]))] = P["communication"]
+    lab[np.isin(r, (C.R["launch"], C.R["sync"], C.R["alloc"], C.R["runtime"]))] = P["runtime"]
+    lab[np.isin(r, (C.R["op"], C.R["python"]))] = P["cpu_exec"]
+    dl = ctx.host_flags["data_loading"] & ctx.is_host
+    lab[dl & (lab != P["runtime"])] = P["dataloader"]
+    ex = exclusive(ctx.start, ctx.end, lab, list(range(len(RUN_PRIORITY))), lo, hi)
     out = pd.DataFrame({"category": list(RUN_PRIORITY) + ["other"],
-                        "dur_ns": [ex[c] for c in RUN_PRIORITY] + [ex["idle"]]})
+                        "dur_ns": [ex[i] for i in range(len(RUN_PRIORITY))] + [ex["idle"]]})
     out["pct"] = 100.0 * out["dur_ns"] / (hi - lo) if hi > lo else 0.0
     return out
 

@@ -53,6 +53,13 @@ class Context:
         self.device_code, self.device_cats = _codes(ev["device"])
         self.role = C.roles(ev)
 
+    def memo(self, key, fn):
+        """Compute ``fn()`` once per key for this profile (analyses shared by several rules)."""
+        cache = self.__dict__.setdefault("_memo", {})
+        if key not in cache:
+            cache[key] = fn()
+        return cache[key]
+
     # -- identity and window ------------------------------------------------------------------
     @cached_property
     def pos(self) -> pd.Index:
@@ -61,6 +68,12 @@ class Context:
     def rows(self, ids) -> np.ndarray:
         p = self.pos.get_indexer(np.asarray(ids))
         return p[p >= 0]
+
+    def name_categorical(self, rows) -> pd.Categorical:
+        """Names of rows as a Categorical (cheap for large row sets, unlike object arrays)."""
+        c = self.name_code[np.asarray(rows, dtype=np.int64)]
+        return pd.Categorical.from_codes(c, self.name_cats.astype(str)) if len(self.name_cats) else \
+            pd.Categorical(np.full(len(c), np.nan))
 
     def names(self, rows) -> np.ndarray:
         c = self.name_code[rows]

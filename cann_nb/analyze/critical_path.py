@@ -23,7 +23,7 @@ import pandas as pd
 
 from . import classify as C
 from .context import context
-from .timeline import ancestor_flag, owner_labels
+from .timeline import ancestor_flag
 
 I64 = np.int64
 KERNEL_KERNEL_GAP_NS = 30_000   # HTA's "kernel wait" cut-off (30 us effective, see analysis-anchors §2.3)
@@ -257,76 +257,80 @@ def build_critical_path(ctx) -> pd.DataFrame:
     c_end[:-1] = np.minimum(c_end[:-1], c_entry[1:])
     c_end = np.maximum(c_end, c_entry)
     is_dev = chain >= H
-    # device nodes: split [entry, task start] (launch or gap) from [task start, end]
-    pieces = []
-    # host nodes
+    # pieces: host nodes; device nodes split into launch / wait-or-gap / the task itself
     hn = ~is_dev
-    hrow = np.where(hn, s_owner[np.where(hn, chain, 0)], -1)
-    pieces.append(pd.DataFrame({"start": c_entry[hn], "end": c_end[hn], "kind": "host", "row": hrow[hn],
-                                "lane": s_lane[chain[hn]]}))
-    if is_dev.any():
-        di = chain[is_dev] - H
-        drow = dev[di]
-        t0 = np.clip(d_start[di], c_entry[is_dev], c_end[is_dev])
-        pk = pre_kind[chain[is_dev]]
-        split = np.where(pk == 1, np.clip(launch_until[chain[is_dev]], c_entry[is_dev], t0), c_entry[is_dev])
-        pieces.append(pd.DataFrame({"start": c_entry[is_dev], "end": split, "kind": "launch", "row": drow,
-                                    "lane": d_stream[di]}))
-        pieces.append(pd.DataFrame({"start": split, "end": t0,
-                                    "kind": np.where(pk == 1, "device_wait", "device_gap"), "row": drow,
-                                    "lane": d_stream[di]}))
-        pieces.append(pd.DataFrame({"start": t0, "end": c_end[is_dev], "kind": "device", "row": drow,
-                                    "lane": d_stream[di]}))
-    path = pd.concat(pieces, ignore_index=True)
-    path = path[path["end"] > path["start"]].sort_values("start", kind="stable").reset_index(drop=True)
-    if len(path) and path["start"].iloc[0] > lo:
-        head = pd.DataFrame({"start": [lo], "end": [int(path["start"].iloc[0])], "kind": ["head"], "row": [-1],
-                             "lane": [-1]})
-        path = pd.concat([head, path], ignore_index=True)
-    path["dur_ns"] = path["end"] - path["start"]
-    path["bucket"] = _buckets(ctx, path)
-    return path[["start", "end", "dur_ns", "kind", "row", "bucket", "lane"]]
+    hrow = s_owner[chain[hn]] if hn.any() else np.empty(0, I64)
+    di = chain[is_dev] - H
+    drow = dev[di]
+    t0 = np.clip(d_start[di], c_entry[is_dev], c_end[is_dev])
+    pk = pre_kind[chain[is_dev]]
+    split = np.where(pk == 1, np.clip(launch_until[chain[is_dev]], c_entry[is_dev], t0), c_entry[is_dev])
+    k_host, k_launch, k_wait, k_gap, k_dev = (KINDS.index(k) for k in ("host", "launch", "device_wait",
+                                                                        "device_gap", "device"))
+    start = np.concatenate([c_entry[hn], c_entry[is_dev], split, t0])
+    end = np.concatenate([c_end[hn], split, t0, c_end[is_dev]])
+    kind = np.concatenate([np.full(int(hn.sum()), k_host, np.int8), np.full(len(di), k_launch, np.int8),
+                           np.where(pk == 1, k_wait, k_gap).astype(np.int8), np.full(len(di), k_dev, np.int8)])
+    row = np.concatenate([hrow, drow, drow, drow])
+    lane = np.concatenate([s_lane[chain[hn]], d_stream[di], d_stream[di], d_stream[di]])
+    keep = end > start
+    start, end, kind, row, lane = start[keep], end[keep], kind[keep], row[keep], lane[keep]
+    order = np.argsort(start, kind="stable")
+    start, end, kind, row, lane = start[order], end[order], kind[order], row[order], lane[order]
+    if len(start) and start[0] > lo:
+        start = np.concatenate([[lo], start])
+        end = np.concatenate([[start[1]], end])
+        kind = np.concatenate([[KINDS.index("head")], kind]).astype(np.int8)
+        row = np.concatenate([[-1], row])
+        lane = np.concatenate([[-1], lane])
+    dur = end - start
+    bucket = _bucket_codes(ctx, kind, row, dur)
+    return pd.DataFrame({"start": start, "end": end, "dur_ns": dur,
+                         "kind": pd.Categorical.from_codes(kind, KINDS),
+                         "row": row, "bucket": pd.Categorical.from_codes(bucket, BUCKETS), "lane": lane})
+
+
+KINDS = ("host", "launch", "device_wait", "device_gap", "device", "head")
 
 
 def _empty_path() -> pd.DataFrame:
     return pd.DataFrame({"start": np.empty(0, I64), "end": np.empty(0, I64), "dur_ns": np.empty(0, I64),
-                         "kind": np.empty(0, object), "row": np.empty(0, I64), "bucket": np.empty(0, object),
-                         "lane": np.empty(0, I64)})
+                         "kind": pd.Categorical.from_codes(np.empty(0, np.int8), KINDS), "row": np.empty(0, I64),
+                         "bucket": pd.Categorical.from_codes(np.empty(0, np.int8), BUCKETS), "lane": np.empty(0, I64)})
 
 
-def _buckets(ctx, path: pd.DataFrame) -> np.ndarray:
-    kind = path["kind"].to_numpy()
-    row = path["row"].to_numpy().astype(I64)
-    b = np.full(len(path), "outside_path", dtype=object)
-    host = kind == "host"
-    lab = owner_labels(ctx, np.where(host, row, -1))
-    hb = np.select([lab == "op", lab == "launch", lab == "sync", lab == "alloc", lab == "runtime", lab == "comm",
-                    lab == "python"],
-                   ["cpu_bound", "kernel_launch_overhead", "sync_overhead", "cpu_bound", "cpu_bound",
-                    "cpu_bound", "python_or_untracked"], "python_or_untracked")
-    b[host] = hb[host]
+def _bucket_codes(ctx, kind: np.ndarray, row: np.ndarray, dur: np.ndarray) -> np.ndarray:
+    """Index into BUCKETS per path piece (integer work throughout: no string arrays)."""
+    from .timeline import HOST_LABELS, owner_label_codes
+    B = {b: i for i, b in enumerate(BUCKETS)}
+    out = np.full(len(kind), B["outside_path"], dtype=np.int8)
+    host = kind == KINDS.index("host")
     if host.any():
-        flags = ctx.host_flags
+        lab = owner_label_codes(ctx, row[host])
+        table = np.full(len(HOST_LABELS), B["python_or_untracked"], dtype=np.int8)
+        for name, bucket in (("op", "cpu_bound"), ("launch", "kernel_launch_overhead"), ("sync", "sync_overhead"),
+                             ("alloc", "cpu_bound"), ("runtime", "cpu_bound"), ("comm", "cpu_bound")):
+            table[HOST_LABELS.index(name)] = B[bucket]
+        hb = table[lab]
         r = row[host]
         ok = r >= 0
-        sub = b[host]
+        flags = ctx.host_flags
         for name in ("data_loading", "gc", "compile"):
             f = np.zeros(len(r), dtype=bool)
             f[ok] = flags[name][r[ok]]
-            sub[f] = name
-        b[host] = sub
-    b[kind == "launch"] = "kernel_launch_overhead"
-    b[kind == "device_wait"] = "device_wait_other"
-    gap = kind == "device_gap"
-    if gap.any():
-        d = path["dur_ns"].to_numpy() if "dur_ns" in path else (path["end"] - path["start"]).to_numpy()
-        b[gap] = np.where(d[gap] <= KERNEL_KERNEL_GAP_NS, "gpu_kernel_kernel_overhead", "device_wait_other")
-    dv = kind == "device"
+            hb[f] = B[name]
+        out[host] = hb
+    out[kind == KINDS.index("launch")] = B["kernel_launch_overhead"]
+    out[kind == KINDS.index("device_wait")] = B["device_wait_other"]
+    gap = kind == KINDS.index("device_gap")
+    out[gap] = np.where(dur[gap] <= KERNEL_KERNEL_GAP_NS, B["gpu_kernel_kernel_overhead"], B["device_wait_other"])
+    dv = kind == KINDS.index("device")
     if dv.any():
-        r = ctx.role[row[dv]]
-        b[dv] = np.select([r == C.R["comm"], np.isin(r, (C.R["memcpy"], C.R["memset"]))],
-                          ["gpu_communication_bound", "gpu_memcpy_bound"], "gpu_compute_bound")
-    return b
+        rr = ctx.role[row[dv]]
+        out[dv] = np.where(rr == C.R["comm"], B["gpu_communication_bound"],
+                           np.where(np.isin(rr, (C.R["memcpy"], C.R["memset"])), B["gpu_memcpy_bound"],
+                                    B["gpu_compute_bound"]))
+    return out
 
 
 def bound_by(profile) -> pd.DataFrame:
@@ -335,10 +339,12 @@ def bound_by(profile) -> pd.DataFrame:
     path = ctx.critical_path
     lo, hi = ctx.window
     wall = max(hi - lo, 1)
-    agg = path.groupby("bucket")["dur_ns"].sum() if len(path) else pd.Series(dtype="int64")
+    codes = path["bucket"].cat.codes.to_numpy() if len(path) else np.empty(0, np.int64)
+    agg = np.bincount(codes, weights=path["dur_ns"].to_numpy(), minlength=len(BUCKETS)) if len(path) \
+        else np.zeros(len(BUCKETS))
     covered = int(agg.sum())
     out = pd.DataFrame({"bucket": list(BUCKETS)})
-    out["dur_ns"] = out["bucket"].map(agg).fillna(0).astype("int64")
+    out["dur_ns"] = agg.astype("int64")
     # time after the path's end (inside the window) is outside the path too
     tail = max(0, (hi - lo) - covered)
     out.loc[out["bucket"] == "outside_path", "dur_ns"] += tail
@@ -362,7 +368,7 @@ def on_path_time(ctx, rows=None, mask=None) -> int:
         mask = np.zeros(ctx.n, dtype=bool)
         mask[np.asarray(rows, dtype=I64)] = True
     r = path["row"].to_numpy()
-    k = path["kind"].to_numpy()
+    k = path["kind"].astype(str).to_numpy()
     sel = (r >= 0) & np.isin(k, ("host", "device"))
     sel[sel] = mask[r[sel]]
     return int(path["dur_ns"].to_numpy()[sel].sum())

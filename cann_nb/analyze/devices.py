@@ -11,6 +11,7 @@ from .context import context
 from .intervals import covered_within, gaps, sweep, union
 
 I64 = np.int64
+IDLE_CATEGORIES = ("host_wait", "kernel_wait", "other")
 KERNEL_WAIT_NS = 30_000          # HTA consecutive_kernel_delay (effectively 30 us)
 SMALL_COPY_BYTES = 64 * 1024     # analysis-anchors D3: copies under 64 KB
 RUNTIME_OUTLIER_NS = 50_000      # HTA runtime_cutoff
@@ -58,14 +59,16 @@ def idle_gaps(profile) -> pd.DataFrame:
     ge, gs = s[sel], prev_end[sel]
     lrow = ctx.task_launch[nxt]
     lstart = np.where(lrow >= 0, ctx.start[np.maximum(lrow, 0)], np.iinfo(I64).max)
-    cat = np.where((lrow >= 0) & (lstart > gs), "host_wait",
-                   np.where(ge - gs < KERNEL_WAIT_NS, "kernel_wait", "other"))
+    cat = np.where((lrow >= 0) & (lstart > gs), 0, np.where(ge - gs < KERNEL_WAIT_NS, 1, 2)).astype(np.int8)
     span_lo = pd.Series(s).groupby(st).min()
     span_hi = pd.Series(run_end).groupby(st).max()
     span = (span_hi - span_lo)
-    return pd.DataFrame({"stream": ctx.track_cats[st[sel]], "device": ctx.devices(nxt), "start": gs, "end": ge,
-                         "dur": ge - gs, "category": cat, "next_row": nxt,
-                         "span": span.reindex(st[sel]).to_numpy()})
+    tracks = ctx.track_cats.astype(str)
+    devs = ctx.device_cats.astype(str)
+    return pd.DataFrame({"stream": pd.Categorical.from_codes(st[sel], tracks),
+                         "device": pd.Categorical.from_codes(ctx.device_code[nxt], devs), "start": gs, "end": ge,
+                         "dur": ge - gs, "category": pd.Categorical.from_codes(cat, IDLE_CATEGORIES),
+                         "next_row": nxt, "span": span.reindex(st[sel]).to_numpy()})
 
 
 def device_idle_gaps(profile, device: str, min_ns: int = 0) -> pd.DataFrame:
@@ -90,7 +93,7 @@ def launch_stats(profile) -> pd.DataFrame:
     cpu = (j["launch_end"] - j["launch_start"]).to_numpy()
     gpu = (j["task_end"] - j["task_start"]).to_numpy()
     out = pd.DataFrame({"task": j["task"].to_numpy(), "launch": j["launch"].to_numpy(),
-                        "name": ctx.names(j["task"].to_numpy()), "cpu_ns": cpu, "gpu_ns": gpu,
+                        "name": ctx.name_categorical(j["task"].to_numpy()), "cpu_ns": cpu, "gpu_ns": gpu,
                         "delay_ns": j["delay_ns"].to_numpy()})
     out["short"] = out["gpu_ns"] < out["cpu_ns"]
     out["runtime_outlier"] = out["cpu_ns"] > RUNTIME_OUTLIER_NS

@@ -40,22 +40,47 @@ def hotspots(events: pd.DataFrame, by: str = "name", cats=HOST_CATS + DEVICE_CAT
     selfs = self_time(ev)
     mask = ev["cat"].isin(cats).to_numpy()
     if by == "module":
-        mask &= ev["module"].notna().to_numpy()
-    df = pd.DataFrame({k: ev[k].to_numpy()[mask] for k in keys})
-    df["cat"] = ev["cat"].to_numpy()[mask]
-    df["dur"] = ev["dur_ns"].to_numpy()[mask]
-    df["self"] = selfs[mask]
+        mask = mask & ev["module"].notna().to_numpy()
     cols = [*keys, "cat", "count", "total_ns", "self_ns", "mean_ns", "p50_ns", "p99_ns", "share_pct", "cum_share_pct"]
-    if not len(df):
+    if not mask.any():
         return pd.DataFrame(columns=cols)
-    for k in keys:
-        df[k] = df[k].astype(str).where(pd.notna(df[k]), "")
-    g = df.groupby([*keys, "cat"], observed=True, sort=False)
-    out = g.agg(count=("dur", "size"), total_ns=("dur", "sum"), self_ns=("self", "sum"), mean_ns=("dur", "mean"))
-    q = g["dur"].quantile([0.5, 0.99]).unstack()
-    out["p50_ns"] = q[0.5].to_numpy()
-    out["p99_ns"] = q[0.99].to_numpy()
-    out = out.reset_index()
+    # group on integer codes (text is looked up once per group, not per event)
+    code_cols, labels = [], []
+    for k in [*keys, "cat"]:
+        c = ev[k] if isinstance(ev[k].dtype, pd.CategoricalDtype) else ev[k].astype("category")
+        code_cols.append(c.cat.codes.to_numpy()[mask].astype(np.int64))
+        labels.append(np.append(np.asarray(c.cat.categories.astype(str), dtype=object), ""))  # code -1 -> ""
+    dur = ev["dur_ns"].to_numpy()[mask]
+    sf = selfs[mask]
+    key = np.zeros(len(dur), dtype=np.int64)
+    for c, lab in zip(code_cols, labels):
+        key = key * (len(lab) + 1) + (c + 1)
+    uniq, inv = np.unique(key, return_inverse=True)
+    first = np.zeros(len(uniq), dtype=np.int64)
+    first[inv[::-1]] = np.arange(len(inv))[::-1]  # first row of each group
+    count = np.bincount(inv)
+    total = np.bincount(inv, weights=dur)
+    selfsum = np.bincount(inv, weights=sf)
+    # p50 / p99 per group (linear interpolation, as pandas' quantile): sort by (group, dur)
+    order = np.lexsort((dur, inv))
+    sd = dur[order].astype(float)
+    starts = np.concatenate([[0], np.cumsum(count)[:-1]])
+
+    def q(p):
+        pos = starts + p * (count - 1)
+        lo_i = np.floor(pos).astype(np.int64)
+        hi_i = np.minimum(lo_i + 1, starts + count - 1)
+        frac = pos - lo_i
+        return sd[lo_i] * (1 - frac) + sd[hi_i] * frac
+
+    out = pd.DataFrame({k: lab[np.where(c[first] >= 0, c[first], len(lab) - 1)]
+                        for k, c, lab in zip([*keys, "cat"], code_cols, labels)})
+    out["count"] = count
+    out["total_ns"] = total.astype(np.int64)
+    out["self_ns"] = selfsum.astype(np.int64)
+    out["mean_ns"] = total / count
+    out["p50_ns"] = q(0.5)
+    out["p99_ns"] = q(0.99)
     side = np.where(out["cat"].isin(DEVICE_CATS), "device", "host")
     side_total = out.groupby(side)["self_ns"].transform("sum").to_numpy().astype(float)
     out["share_pct"] = np.where(side_total > 0, 100.0 * out["self_ns"] / np.where(side_total > 0, side_total, 1), 0.0)

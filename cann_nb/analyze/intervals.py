@@ -213,6 +213,8 @@ def sweep(start, end, label, n_labels: int | None = None, lo: int | None = None,
         s, e = clip(s, e, lo, hi)
         keep = e > s
         s, e, lab = s[keep], e[keep], lab[keep]
+    # overlaps within a label count once: merge per label first (fewer boundaries to sweep)
+    lab, s, e = union(s, e, lab)
     t = np.concatenate([s, e])
     if lo is not None and hi is not None:
         t = np.concatenate([t, [lo, hi]])

@@ -84,12 +84,25 @@ def op_sequence(ctx, level: str = "host") -> pd.DataFrame:
     return pd.DataFrame({"seq": ctx.track_code[rows].astype(I64), "row": rows})
 
 
+MINE_MAX_LEN, MINE_MIN_COUNT, MINE_TOP = 12, 2, 300  # the one mining pass per level that views filter
+
+
 def frequent_sequences(profile, level: str = "host", min_len: int = 2, max_len: int = 8, min_count: int = 5,
                        top: int = 20) -> pd.DataFrame:
+    ctx = context(profile)
+    if max_len <= MINE_MAX_LEN and min_count >= MINE_MIN_COUNT and top <= MINE_TOP:
+        # filter the shared pass (closed patterns of the shared pass, then the view's limits)
+        fs = ctx.memo(("frequent_sequences", level),
+                      lambda: _frequent_sequences(ctx, level, 2, MINE_MAX_LEN, MINE_MIN_COUNT, MINE_TOP))
+        fs = fs[(fs["n"] >= min_len) & (fs["n"] <= max_len) & (fs["count"] >= min_count)]
+        return fs.head(top).reset_index(drop=True).copy()
+    return _frequent_sequences(ctx, level, min_len, max_len, min_count, top)
+
+
+def _frequent_sequences(ctx, level, min_len, max_len, min_count, top) -> pd.DataFrame:
     """Closed frequent n-grams: ``pattern`` (names joined by ' > '), ``n, count, span_ns, exec_ns,
     exec_ratio, share_pct`` (span over the wall time), ``first_row`` (an occurrence, for drill-down),
     ``rows`` (first rows of up to 20 occurrences). Sorted by span."""
-    ctx = context(profile)
     seq = op_sequence(ctx, level)
     cols = ["pattern", "n", "count", "span_ns", "exec_ns", "exec_ratio", "share_pct", "first_row", "rows"]
     rows = seq["row"].to_numpy()
@@ -117,39 +130,43 @@ def frequent_sequences(profile, level: str = "host", min_len: int = 2, max_len: 
             start_idx = np.flatnonzero(same_lane)
             if not len(hh):
                 break
-            uniq, inv, cnt = np.unique(hh, return_inverse=True, return_counts=True)
+            # one stable (radix) sort: equal hashes end up together, in start order
+            order = np.argsort(hh, kind="stable")
+            hs = hh[order]
+            newkey = np.ones(len(hs), dtype=bool)
+            newkey[1:] = hs[1:] != hs[:-1]
+            inv_sorted = np.cumsum(newkey) - 1
+            cnt = np.bincount(inv_sorted)
             keep = cnt >= min_count
             if not keep.any():
                 break
-            sel = keep[inv]
-            idx = start_idx[sel]
-            key = inv[sel]
+            sel = keep[inv_sorted]
+            idx = start_idx[order[sel]]
+            key = inv_sorted[sel]
             # non-overlapping occurrences: drop one that starts inside the previous one of its key
-            order = np.lexsort((idx, key))
-            idx, key = idx[order], key[order]
             same = np.zeros(len(idx), dtype=bool)
             same[1:] = key[1:] == key[:-1]
             overlap = same.copy()
             overlap[1:] &= idx[1:] - idx[:-1] < n
             idx, key = idx[~overlap], key[~overlap]
-            cnt2 = np.bincount(key, minlength=len(cnt))
-            ok2 = cnt2[key] >= min_count
-            idx, key = idx[ok2], key[ok2]
             if not len(idx):
                 continue
             span = e[idx + n - 1] - s[idx]
             ex = cum_d[idx + n] - cum_d[idx]
-            df = pd.DataFrame({"key": key, "idx": idx, "span": span, "exec": ex})
-            g = df.groupby("key", sort=False)
-            agg = g.agg(count=("idx", "size"), span_ns=("span", "sum"), exec_ns=("exec", "sum"),
-                        first=("idx", "first"))
-            agg = agg.nlargest(CANDIDATES_PER_LEN, "span_ns")
-            sub = df[df["key"].isin(agg.index)]
-            starts = sub.groupby("key", sort=False)["idx"].agg(lambda x: x.to_numpy())
-            agg["rows"] = starts.map(lambda x: rows[x[:20]].tolist())
-            agg["starts"] = starts
-            agg["n"] = n
-            found.append(agg.reset_index(drop=True))
+            # idx/key are sorted by (key, idx): aggregate with bincount, first = group start
+            k_cnt = np.bincount(key, minlength=len(cnt))
+            k_span = np.bincount(key, weights=span, minlength=len(cnt))
+            k_exec = np.bincount(key, weights=ex, minlength=len(cnt))
+            present = np.flatnonzero(k_cnt >= min_count)
+            if not len(present):
+                continue
+            best = present[np.argsort(-k_span[present], kind="stable")[:CANDIDATES_PER_LEN]]
+            grp_start = np.searchsorted(key, best, side="left")
+            grp_end = np.searchsorted(key, best, side="right")
+            starts = [idx[a:b] for a, b in zip(grp_start, grp_end)]
+            found.append(pd.DataFrame({
+                "count": k_cnt[best], "span_ns": k_span[best].astype(np.int64), "exec_ns": k_exec[best].astype(np.int64),
+                "first": idx[grp_start], "rows": [rows[x[:20]].tolist() for x in starts], "starts": starts, "n": n}))
     if not found:
         return pd.DataFrame(columns=cols)
     out = pd.concat(found, ignore_index=True)
@@ -166,12 +183,18 @@ def frequent_sequences(profile, level: str = "host", min_len: int = 2, max_len: 
     keep = np.ones(len(out), dtype=bool)
     pats = out["pattern"].tolist()
     cnts = out["count"].to_numpy()
-    ns = out["n"].to_numpy()
-    for i in range(len(out)):
-        for j in range(len(out)):
-            if ns[j] > ns[i] and keep[j] and cnts[j] >= 0.9 * cnts[i] and f" {pats[i]} " in f" {pats[j]} ":
-                keep[i] = False
-                break
+    where = {p: i for i, p in enumerate(pats)}
+    for j, pj in enumerate(pats):  # longest first: mark the sub-patterns it subsumes
+        if not keep[j]:
+            continue
+        toks = pj.split(" > ")
+        for a in range(len(toks)):
+            for b in range(a + 1, len(toks) + 1):
+                if b - a == len(toks):
+                    continue
+                i = where.get(" > ".join(toks[a:b]))
+                if i is not None and i != j and cnts[j] >= 0.9 * cnts[i]:
+                    keep[i] = False
     out = out[keep]
     wall = max(ctx.wall, 1)
     out["exec_ratio"] = out["exec_ns"] / out["span_ns"].clip(lower=1)
@@ -188,7 +211,7 @@ def elementwise_chains(profile, level: str = "host", min_len: int = 3, min_count
     whole tensor). Columns ``pattern, n, count, exec_ns, span_ns, max_op_ns`` (sum over occurrences
     of the chain's largest op), ``rows`` (first rows of up to 20 occurrences), ``all_rows``."""
     cols = ["pattern", "n", "count", "exec_ns", "span_ns", "max_op_ns", "rows", "all_rows"]
-    fs = frequent_sequences(profile, level=level, min_len=min_len, max_len=max_len, min_count=min_count, top=200)
+    fs = frequent_sequences(profile, level=level, min_len=min_len, max_len=max_len, min_count=min_count, top=300)
     if not len(fs):
         return pd.DataFrame(columns=cols)
     ok = fs["pattern"].map(lambda p: all(ELEMENTWISE_RE.search(t) for t in p.split(" > ")))
@@ -213,33 +236,39 @@ def elementwise_chains(profile, level: str = "host", min_len: int = 3, min_count
     return fs.loc[kept].head(top).reset_index(drop=True)[cols]
 
 
-def idioms(profile, level: str = "host") -> pd.DataFrame:
-    """Known unfused idioms found in the op sequence: ``idiom, fused, count, exec_ns, span_ns, rows``."""
+def idioms(profile, level: str = "host", min_count: int = 2) -> pd.DataFrame:
+    """Known unfused idioms found in the frequent op sequences: ``idiom, fused, count, exec_ns, span_ns,
+    rows`` (first rows of up to 20 occurrences), ``occurrences`` (the rows of each occurrence)."""
     ctx = context(profile)
-    seq = op_sequence(ctx, level)
-    rows = seq["row"].to_numpy()
-    cols = ["idiom", "fused", "count", "exec_ns", "span_ns", "rows"]
-    if len(rows) < 2:
+    return ctx.memo(("idioms", level, min_count), lambda: _idioms(profile, ctx, level, min_count)).copy()
+
+
+def _idioms(profile, ctx, level, min_count) -> pd.DataFrame:
+    cols = ["idiom", "fused", "count", "exec_ns", "span_ns", "rows", "occurrences"]
+    fs = frequent_sequences(profile, level=level, min_len=2, max_len=12, min_count=min_count, top=300)
+    if not len(fs):
         return pd.DataFrame(columns=cols)
-    names = [_short(x) for x in ctx.names(rows)]
-    # one string, with the character offset of each op, so a regex match maps back to rows
-    text = " > ".join(names)
-    offsets = np.cumsum([0] + [len(n) + 3 for n in names[:-1]])
     out = []
     for idiom in IDIOMS:
         pat = re.compile(r"(?:(?<= > )|^)(?:" + idiom["pattern"] + r")(?= > |$)")
-        hits = []
-        for m in pat.finditer(text):
-            a = int(np.searchsorted(offsets, m.start(), side="right") - 1)
-            b = int(np.searchsorted(offsets, m.end() - 1, side="right") - 1)
-            hits.append((a, b))
-        if not hits:
+        occ, seen = [], set()
+        for text, n, all_rows in zip(fs["pattern"], fs["n"], fs["all_rows"]):
+            names = text.split(" > ")
+            offsets = np.cumsum([0] + [len(x) + 3 for x in names[:-1]])
+            grid = np.asarray(all_rows, dtype=I64).reshape(-1, n)
+            for m in pat.finditer(text):
+                a = int(np.searchsorted(offsets, m.start(), side="right") - 1)
+                b = int(np.searchsorted(offsets, m.end() - 1, side="right") - 1)
+                for r in grid[:, a:b + 1]:
+                    if int(r[0]) not in seen:
+                        seen.add(int(r[0]))
+                        occ.append(r)
+        if len(occ) < min_count:
             continue
-        a = np.array([h[0] for h in hits])
-        b = np.array([h[1] for h in hits])
-        r_a, r_b = rows[a], rows[b]
-        cum = np.concatenate([[0], np.cumsum(ctx.dur[rows])])
-        out.append({"idiom": idiom["id"], "fused": idiom["fused"], "count": len(hits),
-                    "exec_ns": int((cum[b + 1] - cum[a]).sum()), "span_ns": int((ctx.end[r_b] - ctx.start[r_a]).sum()),
-                    "rows": r_a[:20].tolist()})
+        first = np.array([o[0] for o in occ])
+        last = np.array([o[-1] for o in occ])
+        out.append({"idiom": idiom["id"], "fused": idiom["fused"], "count": len(occ),
+                    "exec_ns": int(sum(int(ctx.dur[o].sum()) for o in occ)),
+                    "span_ns": int((ctx.end[last] - ctx.start[first]).sum()), "rows": first[:20].tolist(),
+                    "occurrences": occ})
     return pd.DataFrame(out, columns=cols)

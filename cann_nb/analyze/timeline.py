@@ -111,16 +111,25 @@ def host_segments(ctx) -> pd.DataFrame:
     return out.sort_values(["lane", "start"], kind="stable").reset_index(drop=True)
 
 
+_ROLE_LABEL = {C.R["op"]: "op", C.R["launch"]: "launch", C.R["sync"]: "sync", C.R["alloc"]: "alloc",
+               C.R["runtime"]: "runtime", C.R["python"]: "python", C.R["host_comm"]: "comm"}
+_ROLE_LABEL_CODE = np.array([HOST_LABELS.index(_ROLE_LABEL.get(i, "untracked")) for i in range(len(C.ROLES))],
+                            dtype=np.int8)
+UNTRACKED = HOST_LABELS.index("untracked")
+
+
+def owner_label_codes(ctx, owner: np.ndarray) -> np.ndarray:
+    """Index into HOST_LABELS per piece from its owner's role (untracked for -1 and annotations)."""
+    owner = np.asarray(owner, dtype=I64)
+    lab = np.full(len(owner), UNTRACKED, dtype=np.int8)
+    has = owner >= 0
+    lab[has] = _ROLE_LABEL_CODE[ctx.role[owner[has]]]
+    return lab
+
+
 def owner_labels(ctx, owner: np.ndarray) -> np.ndarray:
     """Label per piece from its owner's role (untracked for -1, annotations and Python-less gaps)."""
-    role_label = {C.R["op"]: "op", C.R["launch"]: "launch", C.R["sync"]: "sync", C.R["alloc"]: "alloc",
-                  C.R["runtime"]: "runtime", C.R["python"]: "python", C.R["host_comm"]: "comm",
-                  C.R["annotation"]: "untracked", C.R["other"]: "untracked"}
-    table = np.array([role_label.get(i, "untracked") for i in range(len(C.ROLES))], dtype=object)
-    lab = np.full(len(owner), "untracked", dtype=object)
-    has = owner >= 0
-    lab[has] = table[ctx.role[owner[has]]]
-    return lab
+    return np.asarray(HOST_LABELS, dtype=object)[owner_label_codes(ctx, owner)]
 
 
 def host_breakdown(profile, lane: str | int | None = None) -> pd.DataFrame:
@@ -139,11 +148,11 @@ def host_breakdown(profile, lane: str | int | None = None) -> pd.DataFrame:
     else:
         code = int(lane)
     seg = seg[seg["lane"] == code]
-    lab = owner_labels(ctx, seg["owner"].to_numpy())
+    lab = owner_label_codes(ctx, seg["owner"].to_numpy())
     dur = (seg["end"] - seg["start"]).to_numpy()
-    agg = pd.Series(dur).groupby(lab).sum() if len(dur) else pd.Series(dtype="int64")
+    agg = np.bincount(lab, weights=dur, minlength=len(HOST_LABELS)) if len(dur) else np.zeros(len(HOST_LABELS))
     out = pd.DataFrame({"label": list(HOST_LABELS)})
-    out["dur_ns"] = out["label"].map(agg).fillna(0).astype("int64")
+    out["dur_ns"] = agg.astype("int64")
     total = int(out["dur_ns"].sum())
     out["pct"] = 100.0 * out["dur_ns"] / total if total else 0.0
     out.attrs["lane"] = str(ctx.track_cats[code]) if code >= 0 else None

@@ -40,7 +40,28 @@ def findings(profile, overrides: dict | None = None, only=None, errors: list | N
     if only is not None:
         only = set(only)
         rules = [r for r in rules if r.id in only]
+    if overrides is None and only is None:
+        # the default run is cached per profile (and per set of registered rules)
+        key = ("findings", tuple((r.id, id(r.fn)) for r in rules))
+        out, errs = ctx.memo(key, lambda: _run(ctx, rules))
+        if errors is not None:
+            errors.extend(errs)
+        return list(out)
     out = run_rules(ctx, rules, overrides, errors)
+    return _sorted(out)
+
+
+def _run(ctx, rules):
+    errs: list = []
+    return _sorted(run_rules(ctx, rules, None, errs)), errs
+
+
+MIN_GAIN_PCT = 0.5  # a finding whose estimated gain is below this is not worth a user's time: dropped
+
+
+def _sorted(out):
+    out = [f for f in out if not (f.est_gain_pct is not None and math.isfinite(f.est_gain_pct)
+                                  and f.est_gain_pct < MIN_GAIN_PCT)]
 
     def key(f: Finding):
         g = f.est_gain_ns

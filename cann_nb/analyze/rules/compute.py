@@ -304,25 +304,8 @@ def unfused_idiom(ctx, th):
 
 
 def _idiom_rows(ctx, level, idm):
-    """Rows of every occurrence of each idiom (idioms() keeps only the first rows)."""
-    from ..patterns import IDIOMS, _short, op_sequence
-    seq = op_sequence(ctx, level)
-    rows = seq["row"].to_numpy()
-    names = [_short(x) for x in ctx.names(rows)]
-    text = " > ".join(names)
-    offsets = np.cumsum([0] + [len(n) + 3 for n in names[:-1]])
-    spec = {i["id"]: i for i in IDIOMS}
-    out = []
-    for idiom in idm["idiom"]:
-        pat = re.compile(r"(?:(?<= > )|^)(?:" + spec[idiom]["pattern"] + r")(?= > |$)")
-        occ = []
-        for m in pat.finditer(text):
-            a = int(np.searchsorted(offsets, m.start(), side="right") - 1)
-            b = int(np.searchsorted(offsets, m.end() - 1, side="right") - 1)
-            occ.append(rows[a:b + 1])
-        allr = np.concatenate(occ) if occ else np.empty(0, I64)
-        out.append((allr, occ))
-    return out
+    """(all rows, [rows of each occurrence]) per idiom row."""
+    return [(np.concatenate(occ) if len(occ) else np.empty(0, I64), occ) for occ in idm["occurrences"]]
 
 
 def layout_copies(ctx, th):
@@ -413,7 +396,7 @@ def hotspot(ctx, th):
     """The op (host self time, or device task time) that dominates the run. No gain estimate: what to
     change depends on the op."""
     from ..hotspots import hotspots
-    hs = hotspots(ctx.events)
+    hs = ctx.memo(("hotspots", "name"), lambda: hotspots(ctx.events))
     if not len(hs):
         return
     wall = max(ctx.wall, 1)
@@ -421,7 +404,8 @@ def hotspot(ctx, th):
         share = 100.0 * r["self_ns"] / wall
         if share < th["min_pct"]:
             continue
-        rows = np.flatnonzero(ctx.name_cats[np.maximum(ctx.name_code, 0)] == r["name"])
+        code = np.flatnonzero(ctx.name_cats == r["name"])
+        rows = np.flatnonzero(ctx.name_code == code[0]) if len(code) else np.empty(0, np.int64)
         side = "device" if r["cat"] in ("kernel", "memcpy", "memset", "comm") else "host"
         yield make_finding(
             ctx, "hotspot", "hotspot",

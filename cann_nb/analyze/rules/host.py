@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from .. import classify as C
-from ..timeline import owner_labels
+from ..timeline import UNTRACKED, owner_label_codes
 from .base import (METHOD_CP, METHOD_HEADROOM, fmt_ns, make_finding, pct, replay_gain, top_names)
 
 I64 = np.int64
@@ -139,9 +139,9 @@ def python_gaps(ctx, th):
         # no framework ops on the main thread: a pure-Python profile (its Python time is the work;
         # small_ops covers loops) or a device-only trace (host time is simply not recorded)
         return
-    lab = owner_labels(ctx, rep.seg_owner)
+    lab = owner_label_codes(ctx, rep.seg_owner)
     dur = rep.seg_dur
-    gap = (lab == "untracked") & (dur >= th["gap_ns"])
+    gap = (lab == UNTRACKED) & (dur >= th["gap_ns"])
     # time inside data loading / GC / compilation spans has its own rules
     own = rep.seg_owner
     flagged = np.zeros(rep.S, dtype=bool)
