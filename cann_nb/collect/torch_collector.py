@@ -54,12 +54,6 @@ def quiet_stderr():
         os.close(saved)
 
 
-def _always_record(step: int):
-    from torch.profiler import ProfilerAction
-
-    return ProfilerAction.RECORD
-
-
 def _npu_available() -> bool:
     try:
         import torch_npu  # noqa: F401
@@ -117,7 +111,6 @@ class TorchCollector(Collector):
         self._npu = False
         self._npu_dir: str | None = None
         self._recording = False
-        self._steps = 0
         self.start_s = None      # seconds start() took (meta; the test checks warm starts are fast)
 
     # -- around the user's code -----------------------------------------------------------------
@@ -133,8 +126,9 @@ class TorchCollector(Collector):
         else:
             from torch.profiler import profile
 
-            # a schedule that always records: torch then marks each step() as ProfilerStep#N
-            self._prof = profile(activities=self._activities(), schedule=_always_record, **kwargs)
+            # no schedule: the session owns step events (cat "step", one lane, for every collector);
+            # a schedule would add a ProfilerStep#N span covering the same time again
+            self._prof = profile(activities=self._activities(), **kwargs)
         with quiet_stderr():
             self._prof.start()
         self._recording = True
@@ -153,9 +147,7 @@ class TorchCollector(Collector):
         return torch_npu.profiler.profile(activities=acts, on_trace_ready=handler, **kwargs)
 
     def step(self) -> None:
-        if self._recording:
-            self._prof.step()
-            self._steps += 1
+        """Steps are the session's (collect/session.py); torch records no ProfilerStep#N of its own."""
 
     def stop(self) -> None:
         if not self._recording:
@@ -226,7 +218,6 @@ class TorchCollector(Collector):
             "devices": self._device_list(),
             "event_counts": {str(k): int(v) for k, v in counts.items() if v},
             "memory_events": int(len(prof.memory)),
-            "steps": self._steps,
             "warm_up_s": _warm_s,
             "start_s": self.start_s,
             "trace": {k: prof.meta.get("kineto", {}).get(k) for k in ("schema_era", "links", "timestamp_precision")},

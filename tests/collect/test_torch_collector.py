@@ -97,14 +97,24 @@ def test_self_times_consistent_with_nesting(cnn_run):
     assert ((par["start_ns"] + par["dur_ns"]).to_numpy() >= (child["start_ns"] + child["dur_ns"]).to_numpy()).all()
 
 
-def test_steps(cnn_run):
-    col, got, _, _ = cnn_run
-    steps = got.events[got.events["cat"] == "step"].sort_values("start_ns")
-    assert steps["name"].astype(str).tolist()[:3] == ["ProfilerStep#0", "ProfilerStep#1", "ProfilerStep#2"]
-    assert got.meta["steps"] == 3
-    # every conv forward lies inside a step
-    ops = got.events[got.events["name"] == "aten::conv2d"]
-    assert (ops["depth"] >= 1).all()
+def test_steps_come_from_the_session_only():
+    """torch records no ProfilerStep#N of its own: the session's step events are the only ones."""
+    from cann_nb.collect.session import CollectionSession
+
+    model = SmallCNN()
+    x = torch.randn(2, 3, 32, 32)
+    s = CollectionSession("steps", ("torch",))
+    s.start()
+    for _ in range(3):
+        s.mark_step()
+        model(x).sum().backward()
+    s.stop()
+    p = s.finish()
+    steps = p.events[p.events["cat"] == "step"].sort_values("start_ns")
+    assert steps["name"].astype(str).tolist() == ["step 0", "step 1", "step 2"]
+    assert not p.events["name"].astype(str).str.startswith("ProfilerStep").any()
+    convs = p.events[p.events["name"] == "aten::conv2d"]
+    assert len(convs) == 6 and (convs["start_ns"] >= steps["start_ns"].min()).all()
 
 
 def test_memory_events(cnn_run):
