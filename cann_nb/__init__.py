@@ -38,7 +38,25 @@ def load(path, name=None):
     return _load(path, name=name)
 
 
+def step() -> None:
+    """Mark the start of an iteration (a step) in the profile being recorded; call it at the top of each
+    training or inference iteration. A no-op when nothing is profiling, so scripts run unchanged
+    without cann_nb. Steps give per-iteration times (``check --metric step_p50``), let ``run
+    --skip-steps N`` drop warm-up iterations, and let ``compare`` test changes against the noise."""
+    from .collect.active import mark_step
+
+    mark_step()
+
+
+def compare(base, new, **kwargs):
+    """Compare two profiles (Profiles, store names or paths): ``base`` before, ``new`` after.
+    See ``cann_nb.comparison`` for the columns, buckets and the significance test."""
+    from .comparison import compare as _compare
+
+    return _compare(base, new, **kwargs)
+
+
 __all__ = [
-    "Profile", "load", "load_session", "CannNbError", "CollectorUnavailable",
+    "Profile", "load", "load_session", "compare", "step", "CannNbError", "CollectorUnavailable",
     "ProfileValidationError", "StoreError", "TraceFormatError", "__version__",
 ]

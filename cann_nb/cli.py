@@ -1,28 +1,49 @@
 """``python -m cann_nb`` / ``cann-nb``: profile scripts and work with stored profiles from a shell.
 
-Exit codes: 0 success, 1 the profiled script failed (or a check failed), 2 bad input or usage.
+    cann-nb run SCRIPT [profiling flags] [--skip-steps N] [-- script args]
+    cann-nb import PATH            cann-nb list [DIR]
+    cann-nb analyze PROFILE [--json]
+    cann-nb compare A B [--json]
+    cann-nb check --threshold 200ms --file PROFILE_OR_DIR [...] [--json] [--junit FILE]
+    cann-nb report PROFILE [-o FILE.html]
+
+PROFILE is a profile directory (``OUTPUT/NAME``), any importable trace or folder, or a NAME in the
+store (``--store DIR``, default $CANN_NB_DIR or ./profile_results).
+
+Exit codes: 0 success; 1 the profiled script failed (run) or a budget was breached (check);
+2 bad input or usage (argparse errors included). ``run`` passes the script's own exit code through.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 
 from . import __version__, flags
 from .errors import CannNbError
 
+_STORE_HELP = "store directory for PROFILE names (default: $CANN_NB_DIR or ./profile_results)"
+
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="cann-nb", description="Notebook-native profiler for AI models.")
+    p = argparse.ArgumentParser(prog="cann-nb", description="Notebook-native profiler for AI models.",
+                                epilog="Exit codes: 0 ok, 1 script failed / budget breached, 2 bad input or usage. "
+                                       "'cann-nb COMMAND --help' describes each command.")
     p.add_argument("--version", action="version", version=f"cann_nb {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     run = sub.add_parser("run", help="profile a Python script and store the profile",
                          description="Profile SCRIPT with the same collectors and flags as %%%%cann_profile. "
                                      "Options may come before or after SCRIPT; arguments cann-nb does not know, "
-                                     "and everything after '--', go to the script.")
+                                     "and everything after '--', go to the script. Per-iteration times: call "
+                                     "cann_nb.step() at the start of each iteration of the script's loop (a no-op "
+                                     "when not profiling), or use --repeat N (one step per run of the script).")
     for names, kwargs in flags.PROFILE_FLAGS:
         run.add_argument(*names, **kwargs)
+    run.add_argument("--skip-steps", type=int, default=0, metavar="N",
+                     help="schedule: drop the first N steps (warm-up iterations) from the profile; the profile "
+                          "then starts at step N (default 0). Steps come from cann_nb.step() and --repeat")
     run.add_argument("--quiet", action="store_true", help="print only where the profile went")
     run.add_argument("script", help="the Python script to run")
 
@@ -38,7 +59,81 @@ def _parser() -> argparse.ArgumentParser:
     ls = sub.add_parser("list", help="list the profiles stored in a directory")
     ls.add_argument("dir", nargs="?", default=None, help="store directory (default: $CANN_NB_DIR or ./profile_results)")
     ls.add_argument("--versions", action="store_true", help="include older versions (NAME@k)")
+
+    an = sub.add_parser("analyze", help="summary, hotspots and the advisor's findings of a profile",
+                        description="Analyse one profile: wall time, per-device breakdown, peak memory, hotspots "
+                                    "and the advisor's findings with estimated gains. --json prints DESIGN.md's "
+                                    "object {profile, summary, hotspots, findings} (plus metrics and track_record "
+                                    "when present). When the profile lives in a store with a gain track record, "
+                                    "the estimates are calibrated by it (the raw estimate stays in the evidence).")
+    an.add_argument("profile", help="profile directory, importable trace/folder, or a name in the store")
+    an.add_argument("--json", action="store_true", help="print one JSON object")
+    an.add_argument("--top", type=int, default=20, help="hotspots to show (default 20; --json: 50)")
+    an.add_argument("--no-calibrate", dest="calibrate", action="store_false",
+                    help="show the advisor's raw estimates, not calibrated by the track record")
+    an.add_argument("--store", default=None, help=_STORE_HELP)
+
+    cp = sub.add_parser("compare", help="compare two profiles: per-op deltas, buckets, end-to-end, memory, findings",
+                        formatter_class=argparse.RawDescriptionHelpFormatter,
+                        description="Compare profile A (base, before) with B (new, after).\n\n"
+                                    "Direction: delta = B - A (positive = slower / larger), delta % = 100 * delta / A, "
+                                    "ratio = B / A.\nOps are aligned by name, by name+shapes and by module; each is "
+                                    "added, removed, slower, faster or unchanged.\nWith at least 2 recorded steps on "
+                                    "both sides (--repeat N, cann_nb.step()), a change counts only when a two-sided "
+                                    "test on the\nper-step samples gives p < --alpha (Welch's t-test by default); "
+                                    "without steps significance is unknown and says so.\nAn op is slower/faster only "
+                                    "when |delta| >= --min-effect of its base time and >= 0.1% of A's end-to-end time.\n"
+                                    "Resolved findings are recorded in A's store (the advisor's gain track record).")
+    cp.add_argument("a", metavar="A", help="the base profile (before): directory, trace, or name in the store")
+    cp.add_argument("b", metavar="B", help="the new profile (after)")
+    cp.add_argument("--json", action="store_true", help="print one JSON object (every op of every view)")
+    cp.add_argument("--by", choices=("name", "name+shapes", "module"), default="name",
+                    help="the op view for the text tables (default name)")
+    cp.add_argument("--top", type=int, default=10, help="rows per bucket in the text tables (default 10)")
+    cp.add_argument("--test", choices=("welch", "mannwhitney"), default="welch",
+                    help="significance test on per-step samples (default welch)")
+    cp.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    cp.add_argument("--min-effect", default="5%", help="smallest change of an op reported (default 5%%)")
+    cp.add_argument("--no-findings", dest="findings", action="store_false", help="skip the advisor (faster)")
+    cp.add_argument("--no-record", dest="record", action="store_false",
+                    help="do not add resolved findings to the store's gain track record")
+    cp.add_argument("--store", default=None, help=_STORE_HELP)
+
+    ck = sub.add_parser("check", help="gate a CI job: exit 1 when a profile breaches a time/regression/memory budget",
+                        formatter_class=argparse.RawDescriptionHelpFormatter,
+                        description=_check_description())
+    ck.add_argument("--file", "-f", required=True, metavar="PROFILE_OR_DIR",
+                    help="profile directory, store directory (every profile in it), group, or importable trace")
+    ck.add_argument("--metric", "-m", action="append", default=None, metavar="METRIC",
+                    help="e2e (default), step_p50, step_p99, op:NAME, or a counter metric; repeatable")
+    ck.add_argument("--threshold", "-t", action="append", default=None, metavar="[METRIC=]LIMIT",
+                    help="value <= LIMIT, e.g. 200ms or step_p50=50ms; repeatable")
+    ck.add_argument("--baseline", "-b", default=None, metavar="PROFILE", help="profile to compare with")
+    ck.add_argument("--max-regression", default=None, metavar="R",
+                    help="largest allowed increase over --baseline: 10%% or a time such as 5ms")
+    ck.add_argument("--max-memory", action="append", default=None, metavar="[DEV=]SIZE",
+                    help="peak memory limit, e.g. 2GB (allocator devices) or host:rss=3GB; repeatable")
+    ck.add_argument("--alpha", type=float, default=0.05, help="significance level for --baseline (default 0.05)")
+    ck.add_argument("--test", choices=("welch", "mannwhitney"), default="welch",
+                    help="significance test for --baseline (default welch)")
+    ck.add_argument("--json", action="store_true", help="print the results as one JSON object instead of the table")
+    ck.add_argument("--junit", default=None, metavar="FILE", help="also write JUnit XML to FILE")
+
+    rp = sub.add_parser("report", help="write a self-contained HTML report of a profile (or of a comparison)",
+                        description="Write one self-contained HTML file (no network needed to open it). With "
+                                    "--baseline, the report covers the comparison baseline -> PROFILE.")
+    rp.add_argument("profile", help="profile directory, importable trace/folder, or a name in the store")
+    rp.add_argument("-o", "--output", default=None, metavar="FILE.html", help="output file (default: NAME.html)")
+    rp.add_argument("--baseline", default=None, metavar="PROFILE", help="compare with this profile (before)")
+    rp.add_argument("--store", default=None, help=_STORE_HELP)
     return p
+
+
+def _check_description() -> str:
+    from . import check
+
+    doc = check.__doc__.split("\n", 2)[2]
+    return "Check profiles against budgets.\n\n" + doc.replace("%", "%%")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -50,24 +145,27 @@ def main(argv: list[str] | None = None) -> int:
         ours, script_args = argv[:cut], argv[cut + 1:]
     try:
         args, unknown = parser.parse_known_args(ours)
+        if unknown and args.command != "run":
+            parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     except SystemExit as exc:  # argparse: 0 for --help, 2 for usage errors
         return int(exc.code or 0)
-    if unknown and args.command != "run":
-        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
         if args.command == "run":
             return _cmd_run(args, unknown + script_args)
-        if args.command == "list":
-            return _cmd_list(args)
-        if args.command == "import":
-            return _cmd_import(args)
-    except flags.FlagError as exc:
-        print(f"cann-nb {args.command}: {exc}", file=sys.stderr)
+        handler = {"list": _cmd_list, "import": _cmd_import, "analyze": _cmd_analyze, "compare": _cmd_compare,
+                   "check": _cmd_check, "report": _cmd_report}[args.command]
+        return handler(args)
+    except (flags.FlagError, CannNbError) as exc:
+        print(f"cann-nb {args.command}: error: {exc}", file=sys.stderr)
         return 2
-    except CannNbError as exc:
-        print(f"cann-nb {args.command}: {exc}", file=sys.stderr)
+    except BrokenPipeError:  # `cann-nb ... | head`
+        return 0
+    except Exception as exc:  # a crash must not read as "budget breached" (1): report it, exit 2
+        import traceback
+
+        traceback.print_exc()
+        print(f"cann-nb {args.command}: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 2
-    return 2
 
 
 def _cmd_run(args, script_args) -> int:
@@ -77,10 +175,21 @@ def _cmd_run(args, script_args) -> int:
     from .store import Session
 
     flags.check(args)
+    if args.skip_steps < 0:
+        raise flags.FlagError("--skip-steps must be 0 or more")
     if not Path(args.script).is_file():
         print(f"cann-nb run: no such script: {args.script}", file=sys.stderr)
         return 2
     profile, code = profile_script(args.script, script_args, args)
+    schedule_error = None
+    if args.skip_steps:
+        from .schedule import ScheduleError, skip_steps
+
+        try:
+            profile = skip_steps(profile, args.skip_steps)
+        except ScheduleError as exc:  # keep what was collected, untrimmed, and say why
+            schedule_error = str(exc)
+            profile.meta["schedule"] = {"skipped_steps": 0, "error": schedule_error}
     store = Session(args.output)
     stored = store.add(profile)
     where = store.path(stored)
@@ -89,6 +198,9 @@ def _cmd_run(args, script_args) -> int:
         print(profile.summary_text())
     else:
         print(where)
+    if schedule_error:
+        print(f"cann-nb run: error: {schedule_error} (the profile was stored without skipping)", file=sys.stderr)
+        return code or 2
     return code
 
 
@@ -124,4 +236,105 @@ def _cmd_import(args) -> int:
         obj.meta["stored_at"] = str(store.path(stored))
         text = obj.summary_text()
     print(store.path(stored) if args.quiet else text + f"\n  stored: {store.path(stored)}")
+    return 0
+
+
+def _cmd_analyze(args) -> int:
+    from . import textfmt as F
+    from . import track_record
+    from .analyze.api import analyze
+    from .comparison import resolve
+
+    if args.top < 1:
+        raise flags.FlagError("--top must be at least 1")
+    profile, root = resolve(args.profile, args.store)
+    out = analyze(profile, top_hotspots=max(args.top, 50) if args.json else args.top)
+    if root is not None:
+        if args.calibrate:
+            out["findings"] = track_record.calibrate(out["findings"], root)
+        acc = track_record.accuracy(root)
+        if acc["records"]:
+            out["track_record"] = acc
+    if args.json:
+        from .analyze.api import json_safe
+
+        print(json.dumps(json_safe(out), allow_nan=False))
+        return 0
+    print(profile.summary_text())
+    s = out["summary"]
+    if s["devices"]:
+        rows = [[dev, F.ns(d["busy_ns"]), F.ns(d["compute_ns"]), F.ns(d["communication_ns"]), F.ns(d["memcpy_ns"]),
+                 F.ns(d["idle_ns"])] for dev, d in s["devices"].items()]
+        print("  time per device")
+        print(F.table(rows, ["device", "busy", "compute", "communication", "memcpy", "idle"], right={1, 2, 3, 4, 5},
+                      indent="    "))
+    fs = out["findings"]
+    print(f"  findings ({len(fs)}), largest estimated gain first")
+    for i, f in enumerate(fs[: max(args.top, 10)], 1):
+        gain = f.get("est_gain_ns")
+        g = f"saves ~{F.ns(gain)} ({F.pct(f.get('est_gain_pct'), signed=False)})" if gain is not None else \
+            "gain not estimated"
+        cal = (f.get("evidence") or {}).get("calibration")
+        if cal:
+            g += f", calibrated x{cal['factor']:.2f}"
+        print(f"  {i:2d}. [{f['severity']}] {f['title']}  ({g})")
+        if f.get("suggestion"):
+            print(f"      -> {F.clip(f['suggestion'], 160)}")
+    if "track_record" in out:
+        print("  " + track_record.summary_text(root))
+    return 0
+
+
+def _cmd_compare(args) -> int:
+    from .check import parse_percent
+    from .comparison import compare
+
+    if args.top < 1:
+        raise flags.FlagError("--top must be at least 1")
+    if not 0 < args.alpha < 1:
+        raise flags.FlagError(f"--alpha {args.alpha}: must be between 0 and 1")
+    min_effect = parse_percent(args.min_effect, "--min-effect")
+    cmp = compare(args.a, args.b, test=args.test, alpha=args.alpha, min_effect_pct=min_effect,
+                  with_findings=args.findings, store=args.store, record=args.record)
+    if args.json:
+        print(json.dumps(cmp.to_dict(), allow_nan=False))
+    else:
+        print(cmp.summary_text(top=args.top, by=args.by))
+    return 0
+
+
+def _cmd_check(args) -> int:
+    from .check import check
+
+    result = check(args.file, metrics=args.metric, thresholds=args.threshold, baseline=args.baseline,
+                   max_regression=args.max_regression, max_memory=args.max_memory, alpha=args.alpha, test=args.test)
+    if args.junit:
+        result.write_junit(args.junit)
+    print(result.to_json() if args.json else result.text())
+    return result.exit_code
+
+
+def _cmd_report(args) -> int:
+    import importlib
+    from pathlib import Path
+
+    from .comparison import resolve
+
+    try:
+        report = importlib.import_module("cann_nb.report")
+    except ImportError:
+        report = None
+    write_report = getattr(report, "write_report", None)
+    if write_report is None:
+        print("cann-nb report: error: report needs the report module (cann_nb.report.write_report), which this "
+              "installation does not provide yet", file=sys.stderr)
+        return 2
+    profile, _ = resolve(args.profile, args.store)
+    subject = profile
+    if args.baseline:
+        base, _ = resolve(args.baseline, args.store)
+        subject = (base, profile)
+    out = Path(args.output or f"{profile.name or 'report'}.html")
+    written = write_report(subject, out)
+    print(written or out)
     return 0

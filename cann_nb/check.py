@@ -1,0 +1,556 @@
+"""Performance budgets for CI: ``cann-nb check`` and ``cann_nb.check.check``.
+
+    cann-nb check --threshold 200ms --file PROFILE_OR_DIR [--metric e2e|step_p50|step_p99|op:NAME|COUNTER]
+                  [--baseline PROFILE --max-regression 10%] [--max-memory 2GB] [--json] [--junit FILE]
+
+Every metric is printed; only breaches count. Exit codes: 0 every check within budget, 1 at least one
+breach, 2 bad input or usage (unknown metric, malformed limit, missing file, a profile without the
+steps a metric needs...).
+
+Metrics
+  ``e2e``        the profile's end-to-end (wall) time
+  ``step_p50``   median step time, ``step_p99`` its 99th percentile (linear interpolation), from the
+                 recorded steps (``--repeat N``, ``cann_nb.step()``, ``ProfilerStep#N``)
+  ``op:NAME``    total time of the op NAME (every event of that name, host or device)
+  ``COUNTER``    a metric of the counters table (custom metrics, ``cpu_util:process``...), its mean;
+                 ``max(COUNTER)``, ``min(COUNTER)``, ``last(COUNTER)`` pick another aggregate; or a
+                 custom metric registered in this process with ``analyze.add_custom_metric``
+
+Units (strict: a number, optionally a space, then exactly one of these; no sign, no bare numbers
+where a unit is expected; an error names the bad token)
+  time      ns, us (or µs), ms, s
+  size      B, kB (or KB), MB, GB, TB are decimal (1 kB = 1000 B); KiB, MiB, GiB, TiB are binary (1024)
+  relative  %, for --max-regression (a time is accepted too: the largest allowed increase)
+
+Checks
+  ``--threshold [METRIC=]LIMIT``   value <= LIMIT; without ``METRIC=`` it applies to every ``--metric``
+  ``--baseline B --max-regression R``  (value - baseline) / baseline <= R. When both profiles have at
+      least 2 recorded steps, the change must also be statistically significant (Welch's t-test on
+      the per-step samples, p < ``--alpha``, default 0.05) to count as a breach: a difference within
+      the run-to-run noise passes. Without steps on both sides the values alone decide.
+  ``--max-memory [DEV=]SIZE``      peak allocated memory of each device with allocator data (or of DEV,
+      e.g. ``host:rss=3GB`` for the host's resident set) <= SIZE
+
+``--file`` takes a profile directory, a store directory (every profile in it is checked, the latest
+version of each name; the baseline, if it lives there, is skipped), a multi-rank group (every rank),
+or any importable trace or folder. A profile whose run failed or was interrupted is a breach.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import json
+import math
+import os
+import re
+import uuid
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from . import significance as sig
+from . import textfmt as F
+from .errors import CannNbError
+
+TIME_UNITS = {"ns": 1.0, "us": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9}
+SIZE_UNITS = {"B": 1.0, "kB": 1e3, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12,
+              "KiB": 1024.0, "MiB": 1024.0 ** 2, "GiB": 1024.0 ** 3, "TiB": 1024.0 ** 4}
+STEP_METRICS = {"step_p50": 50.0, "step_p99": 99.0}
+AGGREGATES = ("mean", "max", "min", "last")
+_QTY_RE = re.compile(r"^(?P<num>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s?(?P<unit>[^\s\d.][^\s]*)?$")
+_AGG_RE = re.compile(r"^(?P<agg>mean|max|min|last)\((?P<name>.+)\)$")
+
+
+class CheckInputError(CannNbError, ValueError):
+    """Bad input or usage for a check (exit code 2): the message names the bad token or file."""
+
+
+# -- units ------------------------------------------------------------------------------------------
+def _unit_list(units) -> str:
+    names = [u for u in units if u not in ("µs", "KB")]
+    return ", ".join(names[:-1]) + " or " + names[-1]
+
+
+def parse_quantity(text, kinds=("time",), what: str = "value") -> tuple[float, str]:
+    """Parse ``text`` strictly as one of ``kinds`` (time -> ns, size -> bytes, percent -> %, number).
+    Returns (value, kind). Raises CheckInputError naming the bad token."""
+    raw = str(text)
+    s = raw.strip()
+    if not s:
+        raise CheckInputError(f"{what}: empty value; expected e.g. {_example(kinds)}")
+    if s.startswith(("-", "+")):
+        raise CheckInputError(f"{what} {raw!r}: the sign {s[0]!r} is not allowed; limits are positive amounts")
+    m = _QTY_RE.match(s)
+    if not m:
+        num = re.match(r"(\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", s)
+        if not num:
+            raise CheckInputError(f"{what} {raw!r}: {s.split()[0]!r} is not a number; expected e.g. {_example(kinds)}")
+        rest = s[num.end():].strip()
+        raise CheckInputError(f"{what} {raw!r}: cannot read {rest!r} after the number {num.group(0)}; expected a "
+                              f"number and one unit, e.g. {_example(kinds)}")
+    value = float(m.group("num"))
+    unit = m.group("unit")
+    if not math.isfinite(value):
+        raise CheckInputError(f"{what} {raw!r}: not a finite number")
+    if unit is None:
+        if "number" in kinds:
+            return value, "number"
+        raise CheckInputError(f"{what} {raw!r}: missing unit; write e.g. {_example(kinds)} "
+                              f"(units: {_accepted(kinds)})")
+    if "time" in kinds and unit in TIME_UNITS:
+        return value * TIME_UNITS[unit], "time"
+    if "size" in kinds and unit in SIZE_UNITS:
+        return value * SIZE_UNITS[unit], "size"
+    if "percent" in kinds and unit == "%":
+        return value, "percent"
+    known = {**{u: "time" for u in TIME_UNITS}, **{u: "size" for u in SIZE_UNITS}, "%": "percent"}
+    if unit in known:
+        raise CheckInputError(f"{what} {raw!r}: unit {unit!r} is a {known[unit]} unit, but {what} takes "
+                              f"{_accepted(kinds)}")
+    same_case = [u for u in known if u.lower() == unit.lower()]
+    hint = same_case or difflib.get_close_matches(unit, list(known), n=1)
+    raise CheckInputError(f"{what} {raw!r}: unknown unit {unit!r}"
+                          + (f" (did you mean {hint[0]!r}? units are case-sensitive)" if same_case else
+                             f" (did you mean {hint[0]!r}?)" if hint else "") + f"; use {_accepted(kinds)}")
+
+
+def _accepted(kinds) -> str:
+    parts = []
+    if "time" in kinds:
+        parts.append(_unit_list(TIME_UNITS))
+    if "size" in kinds:
+        parts.append(_unit_list(SIZE_UNITS))
+    if "percent" in kinds:
+        parts.append("%")
+    if "number" in kinds:
+        parts.append("a plain number")
+    return "; ".join(parts)
+
+
+def _example(kinds) -> str:
+    return {"time": "200ms", "size": "2GB", "percent": "10%", "number": "42"}[kinds[0]]
+
+
+def parse_time(text, what: str = "time") -> float:
+    return parse_quantity(text, ("time",), what)[0]
+
+
+def parse_size(text, what: str = "size") -> float:
+    return parse_quantity(text, ("size",), what)[0]
+
+
+def parse_percent(text, what: str = "percentage") -> float:
+    return parse_quantity(text, ("percent",), what)[0]
+
+
+# -- metrics ----------------------------------------------------------------------------------------
+@dataclass
+class MetricValue:
+    name: str
+    kind: str                      # "time" (ns) or "number"
+    value: float
+    samples: np.ndarray | None     # per-step samples for significance (None without >= 2 steps)
+
+
+def check_metric_name(name: str) -> str:
+    n = name.strip()
+    if not n:
+        raise CheckInputError("--metric: empty metric name; use e2e, step_p50, step_p99, op:NAME or a counter metric")
+    if n.startswith("op:") and not n[3:].strip():
+        raise CheckInputError(f"--metric {name!r}: op: needs an op name, e.g. op:aten::mm")
+    return n
+
+
+def metric_value(profile, name: str) -> MetricValue:
+    """The value of one metric on one profile; CheckInputError when the profile cannot give it."""
+    from .comparison import _per_step, step_spans
+
+    label = profile.name or "profile"
+    spans = step_spans(profile)
+    if name == "e2e":
+        if not len(profile.events) and not profile.meta.get("wall_ns"):
+            raise CheckInputError(f"profile {label!r} is empty: no events and no wall time")
+        samples = spans["dur_ns"].to_numpy(float) if len(spans) >= 2 else None
+        return MetricValue(name, "time", float(profile.wall_ns), samples)
+    if name in STEP_METRICS:
+        if not len(spans):
+            raise CheckInputError(f"metric {name}: profile {label!r} has no step events; profile with --repeat N, "
+                                  "or call cann_nb.step() at the start of each iteration")
+        d = spans["dur_ns"].to_numpy(float)
+        return MetricValue(name, "time", float(np.percentile(d, STEP_METRICS[name])), d if len(d) >= 2 else None)
+    if name.startswith("op:"):
+        op = name[3:]
+        ev = profile.events
+        names = ev["name"].astype(str)
+        sel = (names == op).to_numpy()
+        if not sel.any():
+            close = difflib.get_close_matches(op, sorted(set(names)), n=3)
+            raise CheckInputError(f"metric {name}: profile {label!r} has no op named {op!r}"
+                                  + (f" (close: {', '.join(close)})" if close else ""))
+        total = float(ev["dur_ns"].to_numpy()[sel].sum())
+        samples = None
+        if len(spans) >= 2:
+            per = _per_step(ev[sel], "name", spans)
+            samples = per.sum(axis=0).to_numpy(float) if per is not None and len(per) else np.zeros(len(spans))
+        return MetricValue(name, "time", total, samples)
+    m = _AGG_RE.match(name)
+    agg, counter = (m.group("agg"), m.group("name")) if m else ("mean", name)
+    cn = profile.counters
+    if len(cn):
+        vals = cn.loc[cn["metric"].astype(str) == counter].sort_values("ts_ns", kind="stable")["value"].to_numpy(float)
+        vals = vals[np.isfinite(vals)]
+        if len(vals):
+            v = {"mean": vals.mean(), "max": vals.max(), "min": vals.min(), "last": vals[-1]}[agg]
+            return MetricValue(name, "number", float(v), None)
+    if not m:
+        from .analyze.rules.base import custom_metrics
+
+        fn = custom_metrics().get(name)
+        if fn is not None:
+            try:
+                v = float(fn(profile))
+            except Exception as exc:
+                raise CheckInputError(f"custom metric {name!r} failed on profile {label!r}: "
+                                      f"{type(exc).__name__}: {exc}") from None
+            return MetricValue(name, "number", v, None)
+    have = sorted(set(cn["metric"].astype(str))) if len(cn) else []
+    raise CheckInputError(f"unknown metric {name!r} for profile {label!r}: use e2e, step_p50, step_p99, op:NAME "
+                          f"or a counter metric" + (f" (this profile has: {', '.join(have[:12])})" if have else
+                                                   " (this profile has no counter metrics)"))
+
+
+# -- profiles ---------------------------------------------------------------------------------------
+def profiles_at(path, exclude: Path | None = None) -> tuple[list, list[str]]:
+    """[(label, Profile)] for --file, and notes (e.g. the baseline skipped)."""
+    from .loading import load
+    from .store import ProfileGroup, Session, is_group_dir, is_profile_dir
+
+    p = Path(path).expanduser()
+    notes: list[str] = []
+    if not p.exists():
+        raise CheckInputError(f"--file {str(path)!r}: no such file or folder")
+    try:
+        if is_profile_dir(p):
+            prof = load(p)
+            return [(prof.name or p.name, prof)], notes
+        if is_group_dir(p):
+            g = ProfileGroup(p)
+            return [(f"{g.name}/rank={r}", g[r]) for r in g.ranks], notes
+        if p.is_dir() and any(is_profile_dir(c) or is_group_dir(c) for c in p.iterdir() if not c.name.startswith(".")):
+            session = Session(p)
+            out = []
+            for name in session.names():
+                if exclude is not None and (p / name).resolve() == exclude:
+                    notes.append(f"{name}: skipped, it is the baseline")
+                    continue
+                obj = session[name]
+                if isinstance(obj, ProfileGroup):
+                    out.extend((f"{name}/rank={r}", obj[r]) for r in obj.ranks)
+                else:
+                    out.append((name, obj))
+            if not out:
+                raise CheckInputError(f"--file {str(path)!r}: the store has no profile to check besides the baseline")
+            return out, notes
+        obj = load(p, progress=False)
+    except CannNbError as exc:
+        if isinstance(exc, CheckInputError):
+            raise
+        raise CheckInputError(f"--file {str(path)!r}: {exc}") from None
+    if isinstance(obj, ProfileGroup):
+        return [(f"{obj.name}/rank={r}", obj[r]) for r in obj.ranks], notes
+    return [(obj.name or p.name, obj)], notes
+
+
+def baseline_at(path):
+    """One Profile for --baseline (a profile directory, a group rank, or an importable trace)."""
+    from .loading import load
+    from .store import ProfileGroup, is_group_dir, is_profile_dir
+
+    p = Path(path).expanduser()
+    if not p.exists():
+        raise CheckInputError(f"--baseline {str(path)!r}: no such file or folder")
+    if p.is_dir() and not is_profile_dir(p) and not is_group_dir(p) and \
+            any(is_profile_dir(c) for c in p.iterdir() if not c.name.startswith(".")):
+        names = sorted(c.name for c in p.iterdir() if is_profile_dir(c) and not c.name.startswith("."))
+        raise CheckInputError(f"--baseline {str(path)!r} is a store with {len(names)} profiles; give one of them, "
+                              f"e.g. {p / names[0]}")
+    try:
+        obj = load(p, progress=False)
+    except CannNbError as exc:
+        raise CheckInputError(f"--baseline {str(path)!r}: {exc}") from None
+    if isinstance(obj, ProfileGroup):
+        raise CheckInputError(f"--baseline {str(path)!r} is a group of {len(obj)} ranks; give one rank, "
+                              f"e.g. {p / ('rank=' + str(obj.ranks[0] if obj.ranks else 0))}")
+    return obj
+
+
+# -- the check --------------------------------------------------------------------------------------
+@dataclass
+class Row:
+    profile: str
+    metric: str
+    check: str                    # threshold | regression | memory | status
+    value: float | None
+    unit: str                     # ns | bytes | number | ""
+    limit: float | None
+    limit_text: str
+    breach: bool
+    baseline: float | None = None
+    change_pct: float | None = None
+    p_value: float | None = None
+    significant: bool | None = None
+    message: str = ""
+
+    def as_dict(self) -> dict:
+        d = dataclasses.asdict(self)
+        return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in d.items()}
+
+
+@dataclass
+class CheckResult:
+    rows: list
+    notes: list = field(default_factory=list)
+    settings: dict = field(default_factory=dict)
+
+    @property
+    def breaches(self) -> int:
+        return sum(1 for r in self.rows if r.breach)
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.breaches else 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.breaches
+
+    def to_dict(self) -> dict:
+        return {"ok": self.ok, "exit_code": self.exit_code, "breaches": self.breaches, "checks": len(self.rows),
+                "settings": self.settings, "notes": self.notes, "results": [r.as_dict() for r in self.rows]}
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=1, allow_nan=False)
+
+    def text(self) -> str:
+        rows = []
+        for r in self.rows:
+            rows.append([F.clip(r.profile, 40), F.clip(r.metric, 40), r.check, _fmt(r.value, r.unit),
+                         r.limit_text, _fmt(r.baseline, r.unit) if r.baseline is not None else "",
+                         F.pct(r.change_pct) if r.change_pct is not None else "",
+                         F.pvalue(r.p_value) if r.p_value is not None else "",
+                         "BREACH" if r.breach else "ok"])
+        out = ["cann-nb check"]
+        out.append(F.table(rows, ["profile", "metric", "check", "value", "limit", "baseline", "change", "p", "result"],
+                           right={3, 5, 6, 7}))
+        for r in self.rows:
+            if r.message:
+                out.append(f"  {'BREACH' if r.breach else 'note'}: {r.profile} {r.metric}: {r.message}")
+        for n in self.notes:
+            out.append(f"  note: {n}")
+        out.append(f"result: {self.breaches} breach{'es' if self.breaches != 1 else ''} in {len(self.rows)} "
+                   f"check{'s' if len(self.rows) != 1 else ''} -> exit {self.exit_code}")
+        return "\n".join(out)
+
+    def junit_xml(self) -> str:
+        """JUnit XML: one testsuite, one testcase per check, a <failure> per breach."""
+        suite = ET.Element("testsuite", name="cann_nb check", tests=str(len(self.rows)),
+                           failures=str(self.breaches), errors="0", skipped="0")
+        for r in self.rows:
+            case = ET.SubElement(suite, "testcase", classname=f"cann_nb.check.{r.profile}",
+                                 name=f"{r.metric} {r.check} {r.limit_text}".strip(), time="0")
+            detail = (f"{r.metric} = {_fmt(r.value, r.unit)}, limit {r.limit_text}"
+                      + (f", baseline {_fmt(r.baseline, r.unit)}" if r.baseline is not None else "")
+                      + (f", change {F.pct(r.change_pct)}" if r.change_pct is not None else "")
+                      + (f", p = {F.pvalue(r.p_value)}" if r.p_value is not None else "")
+                      + (f". {r.message}" if r.message else ""))
+            if r.breach:
+                fail = ET.SubElement(case, "failure", message=f"{r.metric}: {r.check} breached ({r.limit_text})",
+                                     type="cann_nb.breach")
+                fail.text = detail
+            else:
+                ET.SubElement(case, "system-out").text = detail
+        ET.SubElement(suite, "system-out").text = self.text()
+        root = ET.Element("testsuites", name="cann_nb", tests=str(len(self.rows)), failures=str(self.breaches))
+        root.append(suite)
+        ET.indent(root)
+        return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+    def write_junit(self, path) -> Path:
+        path = Path(path)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.parent / f".{path.name}.{uuid.uuid4().hex[:8]}.tmp"
+            tmp.write_text(self.junit_xml(), encoding="utf-8")
+            os.replace(tmp, path)
+        except OSError as exc:
+            raise CheckInputError(f"--junit {str(path)!r}: cannot write: {exc}") from None
+        return path
+
+
+def _fmt(value, unit: str) -> str:
+    if value is None:
+        return "-"
+    if unit == "ns":
+        return F.ns(value)
+    if unit == "bytes":
+        return F.nbytes(value)
+    return f"{value:.6g}"
+
+
+def _split_limit(text: str, what: str):
+    """'200ms' -> (None, '200ms'); 'op:aten::mm=20ms' -> ('op:aten::mm', '20ms')."""
+    if "=" in text:
+        left, right = text.rsplit("=", 1)
+        if not left.strip():
+            raise CheckInputError(f"{what} {text!r}: nothing before '='; write METRIC=LIMIT, e.g. step_p50=50ms")
+        return left.strip(), right
+    return None, text
+
+
+def check(file, *, metrics=None, thresholds=None, baseline=None, max_regression=None, max_memory=None,
+          alpha: float = sig.DEFAULT_ALPHA, test: str = sig.DEFAULT_TEST) -> CheckResult:
+    """Run the checks on every profile at ``file``; see the module docstring. ``thresholds`` and
+    ``max_memory`` are lists of strings (``"200ms"``, ``"step_p50=50ms"``, ``"2GB"``, ``"host:rss=3GB"``);
+    ``max_regression`` a string (``"10%"`` or a time). Raises CheckInputError on bad input."""
+    if isinstance(thresholds, str):
+        thresholds = [thresholds]
+    if isinstance(max_memory, str):
+        max_memory = [max_memory]
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    thresholds, max_memory = list(thresholds or []), list(max_memory or [])
+    if not 0 < alpha < 1:
+        raise CheckInputError(f"--alpha {alpha!r}: must be between 0 and 1")
+    if test not in sig.TESTS:
+        raise CheckInputError(f"--test {test!r}: choose from {', '.join(sig.TESTS)}")
+    if baseline is not None and max_regression is None:
+        raise CheckInputError("--baseline needs --max-regression (e.g. --max-regression 10%)")
+    if max_regression is not None and baseline is None:
+        raise CheckInputError("--max-regression needs --baseline PROFILE to compare with")
+    if not thresholds and baseline is None and not max_memory:
+        raise CheckInputError("nothing to check: give --threshold LIMIT, --baseline PROFILE --max-regression R, "
+                              "or --max-memory SIZE")
+    metric_list = [check_metric_name(m) for m in (metrics or [])]
+    parsed_thresholds = []   # (metric or None, raw text)
+    for t in thresholds:
+        metric, limit = _split_limit(t, "--threshold")
+        if metric is not None:
+            metric = check_metric_name(metric)
+            if metric not in metric_list:
+                metric_list.append(metric)
+        parsed_thresholds.append((metric, limit, t))
+    if not metric_list:
+        metric_list = ["e2e"]
+    # parse every limit before loading anything: a typo fails fast, with exit 2
+    for metric, limit, raw in parsed_thresholds:
+        applies = [metric] if metric is not None else metric_list
+        timed = all(m == "e2e" or m in STEP_METRICS or m.startswith("op:") for m in applies)
+        parse_quantity(limit, ("time",) if timed else ("time", "size", "percent", "number"), "--threshold")
+    reg = None
+    if max_regression is not None:
+        reg = parse_quantity(max_regression, ("percent", "time"), "--max-regression")
+    mem_limits = []
+    for raw in max_memory:
+        dev, size = _split_limit(raw, "--max-memory")
+        mem_limits.append((dev, parse_size(size, "--max-memory"), raw))
+
+    base_profile = None
+    exclude = None
+    if baseline is not None:
+        base_profile = baseline_at(baseline)
+        exclude = Path(baseline).expanduser().resolve()
+    profiles, notes = profiles_at(file, exclude=exclude)
+    rows: list[Row] = []
+    base_values: dict[str, MetricValue] = {}
+    for label, prof in profiles:
+        if prof.status != "ok":
+            rows.append(Row(label, "status", "status", None, "", None, "ok", True,
+                            message=f"the profiled run is {prof.status!r}"
+                                    + (f": {prof.meta.get('error')}" if prof.meta.get("error") else "")))
+        for name in metric_list:
+            mv = metric_value(prof, name)
+            unit = "ns" if mv.kind == "time" else "number"
+            for metric, limit, raw in parsed_thresholds:
+                if metric is not None and metric != name:
+                    continue
+                kinds = ("time",) if mv.kind == "time" else ("number", "size", "percent")
+                lim, _ = parse_quantity(limit, kinds, f"--threshold (for {name})")
+                rows.append(Row(label, name, "threshold", mv.value, unit, lim, f"<= {_fmt(lim, unit)}",
+                                bool(mv.value > lim)))
+            if base_profile is not None:
+                if name not in base_values:
+                    try:
+                        base_values[name] = metric_value(base_profile, name)
+                    except CheckInputError as exc:
+                        raise CheckInputError(f"baseline: {exc}") from None
+                rows.append(_regression_row(label, mv, base_values[name], reg, max_regression, unit, alpha, test))
+        if mem_limits:
+            rows.extend(_memory_rows(label, prof, mem_limits))
+    settings = {"metrics": metric_list, "alpha": alpha, "test": test, "significance": sig.describe(test, alpha),
+                "units": "time ns/us/ms/s; sizes decimal (kB = 1000 B, MB, GB) or binary (KiB, MiB, GiB); %",
+                "baseline": base_profile.name if base_profile is not None else None,
+                "file": str(file), "profiles": [label for label, _ in profiles]}
+    return CheckResult(rows, notes, settings)
+
+
+def _regression_row(label, mv: MetricValue, bv: MetricValue, reg, reg_text, unit, alpha, test) -> Row:
+    limit, kind = reg
+    base = bv.value
+    delta = mv.value - base
+    change = 100.0 * delta / base if base > 0 else (math.inf if delta > 0 else 0.0)
+    p = math.nan
+    if mv.samples is not None and bv.samples is not None:
+        p = sig.p_value(bv.samples, mv.samples, test)
+    significant = bool(p < alpha) if math.isfinite(p) else None
+    if kind == "percent":
+        over = change > limit
+        limit_text = f"<= +{limit:g}% vs baseline"
+    else:
+        if mv.kind != "time":
+            raise CheckInputError(f"--max-regression {reg_text!r}: a time limit does not apply to {mv.name} "
+                                  "(not a time); use a percentage")
+        over = delta > limit
+        limit_text = f"<= +{F.ns(limit)} vs baseline"
+    breach = bool(over and significant is not False)
+    if over and significant is False:
+        msg = (f"{F.pct(change)} is over the budget but within the run-to-run noise "
+               f"(p = {F.pvalue(p)} >= {alpha:g}): not counted")
+    elif over and significant is None:
+        msg = "significance unknown (no per-step samples on both sides); the values alone decide"
+    elif over:
+        msg = f"regressed by {F.pct(change)} ({_fmt(delta, unit)}), significant (p = {F.pvalue(p)})"
+    else:
+        msg = ""
+    return Row(label, mv.name, "regression", mv.value, unit, limit, limit_text, breach, baseline=base,
+               change_pct=change if math.isfinite(change) else None, p_value=p if math.isfinite(p) else None,
+               significant=significant, message=msg)
+
+
+def _memory_rows(label, prof, mem_limits) -> list[Row]:
+    from .analyze.memory import peak_memory
+
+    peaks = peak_memory(prof.memory, prof.counters)
+    alloc_devs = [d for d in peaks if d != "host:rss"]
+    rows = []
+    for dev, lim, raw in mem_limits:
+        if dev is None:
+            if not alloc_devs:
+                have = ", ".join(peaks) or "none"
+                raise CheckInputError(f"--max-memory {raw!r}: profile {label!r} has no allocator memory data "
+                                      f"(devices with memory data: {have}); record with --memory, or name a "
+                                      f"device, e.g. --max-memory host:rss={raw}")
+            devs = alloc_devs
+        else:
+            if dev not in peaks:
+                have = ", ".join(peaks) or "none"
+                raise CheckInputError(f"--max-memory {raw!r}: profile {label!r} has no memory data for {dev!r} "
+                                      f"(devices with memory data: {have})")
+            devs = [dev]
+        for d in devs:
+            v = float(peaks[d])
+            rows.append(Row(label, f"peak_memory[{d}]", "memory", v, "bytes", lim, f"<= {F.nbytes(lim)}",
+                            bool(v > lim)))
+    return rows

@@ -1,0 +1,577 @@
+"""Before/after comparison of two profiles: per-op deltas, buckets, end-to-end, memory, devices, findings.
+
+    cmp = cann_nb.compare("before", "after")        # names in the store, paths, or Profiles
+    cmp.ops                                          # per op (by name): base/new count, total, mean, delta, p
+    cmp.e2e, cmp.steps, cmp.memory, cmp.devices, cmp.findings
+    cmp.to_dict()                                    # what ``cann-nb compare A B --json`` prints
+
+Direction, everywhere: ``delta = new - base`` (positive = slower / larger), ``delta_pct = 100 * delta /
+base``, ``ratio = new / base`` (> 1 = slower / larger). "base" is the first argument, "new" the second.
+
+Ops are aligned three ways: by ``name`` (and category), by ``name+shapes`` and by ``module``, each with
+the columns ``base_count, new_count, base_total_ns, new_total_ns, base_mean_ns, new_mean_ns,
+base_self_ns, new_self_ns, delta_ns, delta_ms, delta_pct, ratio, delta_count, p_value, significant,
+bucket``. A name present on one side only is ``added`` / ``removed``; otherwise it is ``slower`` or
+``faster`` when the change of its total time is an effect worth reporting, else ``unchanged``:
+
+* the effect: ``|delta_pct| >= min_effect_pct`` (default 5 %) and ``|delta_ns| >= min_share_pct``
+  (default 0.1 %) of the base end-to-end time (at least 1 us), so tiny ops do not flood the list;
+* significance, when both profiles have at least 2 steps (``--repeat N``, ``cann_nb.step()``,
+  ``ProfilerStep#N``): each op's time per step gives two samples and a two-sided test (Welch's t-test
+  by default, see significance.py) must give ``p < alpha`` (default 0.05); a change that is not
+  significant is ``unchanged`` however large, because it is within the run-to-run noise. Without
+  steps on both sides significance is unknown (``p_value`` NaN, ``significant`` NA) and says so.
+
+When the two profiles have different numbers of steps, counts and totals are divided by the number
+of steps of their profile (per-step values), and the end-to-end time is the mean step time.
+
+Sources need not match: a CPU profile collected here compares with an Ascend or Kineto import; ops
+align where their names (and categories) match, the rest shows as added/removed, and the per-device
+table lists each side's devices.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from . import significance as sig
+from . import textfmt as F
+from .errors import CannNbError
+
+VIEWS = ("name", "name+shapes", "module")
+VIEW_KEYS = {"name": ["name"], "name+shapes": ["name", "shapes"], "module": ["module"]}
+BUCKETS = ("slower", "faster", "added", "removed", "unchanged")
+DEFAULT_MIN_EFFECT_PCT = 5.0
+DEFAULT_MIN_SHARE_PCT = 0.1
+MIN_EFFECT_FLOOR_NS = 1_000
+DIRECTION = ("delta = new - base (positive = slower / larger); delta_pct = 100 * delta / base; "
+             "ratio = new / base (> 1 = slower / larger)")
+OP_COLUMNS = ["cat", "base_count", "new_count", "base_total_ns", "new_total_ns", "base_mean_ns", "new_mean_ns",
+              "base_self_ns", "new_self_ns", "delta_ns", "delta_ms", "delta_pct", "ratio", "delta_count",
+              "p_value", "significant", "bucket"]
+
+
+class CompareInputError(CannNbError, ValueError):
+    """A profile to compare could not be found or is not a single profile."""
+
+
+# -- resolving names and paths ----------------------------------------------------------------------
+def resolve(obj, store=None):
+    """(Profile, store root or None) from a Profile, a path (profile directory or any importable
+    trace) or a name in the store (``store``, default $CANN_NB_DIR or ./profile_results)."""
+    from .model import Profile
+    from .store import ProfileGroup, Session, is_profile_dir
+
+    if isinstance(obj, Profile):
+        at = obj.meta.get("stored_at")
+        return obj, (Path(at).parent if at else (Path(store) if store is not None else None))
+    if isinstance(obj, ProfileGroup):
+        raise CompareInputError(f"{obj.name!r} is a group of {len(obj)} ranks; compare one rank, e.g. group[0]")
+    if not isinstance(obj, (str, Path)):
+        raise CompareInputError(f"cannot compare a {type(obj).__name__}: give a Profile, a name or a path")
+    path = Path(obj).expanduser()
+    if path.exists():
+        from .loading import load
+
+        loaded = load(path, progress=False)
+        if isinstance(loaded, ProfileGroup):
+            raise CompareInputError(f"{path} holds a group of {len(loaded)} ranks; compare one rank, "
+                                    f"e.g. {path}/rank={loaded.ranks[0] if loaded.ranks else 0}")
+        root = None
+        if is_profile_dir(path):
+            parent = path.resolve().parent
+            root = parent.parent if parent.name and (parent / "group.json").is_file() else parent
+        return loaded, root
+    session = Session(store)
+    name = str(obj)
+    if name in session:
+        got = session[name]
+        if isinstance(got, ProfileGroup):
+            raise CompareInputError(f"{name!r} is a group of {len(got)} ranks; compare one rank, "
+                                    f"e.g. {name}/rank={got.ranks[0] if got.ranks else 0}")
+        return got, session.root
+    known = ", ".join(session.names()) or "none"
+    raise CompareInputError(f"no profile {name!r}: not a file or folder, and not a name in the store "
+                            f"{session.root} (stored: {known})")
+
+
+# -- the result -------------------------------------------------------------------------------------
+@dataclass
+class Comparison:
+    """The result of ``compare(base, new)``; see the module docstring for every column's meaning."""
+
+    base: object
+    new: object
+    tables: dict                      # view -> per-op DataFrame
+    e2e: dict
+    steps: dict
+    memory: pd.DataFrame
+    devices: pd.DataFrame
+    findings: dict                    # appeared / resolved / persisted: lists of dicts
+    settings: dict                    # test, alpha, min effect, steps, normalisation
+    notes: list = field(default_factory=list)
+    recorded: list = field(default_factory=list)   # track-record entries written by this comparison
+
+    @property
+    def ops(self) -> pd.DataFrame:
+        """Per-op comparison by name (and category), largest |delta| first."""
+        return self.tables["name"]
+
+    def table(self, by: str = "name", bucket: str | None = None) -> pd.DataFrame:
+        df = self.tables[by]
+        return df[df["bucket"] == bucket].reset_index(drop=True) if bucket else df
+
+    def buckets(self, by: str = "name") -> dict:
+        counts = self.tables[by]["bucket"].value_counts()
+        return {b: int(counts.get(b, 0)) for b in BUCKETS}
+
+    @property
+    def slower(self) -> pd.DataFrame:
+        return self.table("name", "slower")
+
+    @property
+    def faster(self) -> pd.DataFrame:
+        return self.table("name", "faster")
+
+    # -- machine-readable ----------------------------------------------------------------------
+    def to_dict(self, top: int | None = None) -> dict:
+        """JSON-ready: ``base``, ``new``, ``direction``, ``significance``, ``e2e``, ``steps``, ``buckets``,
+        ``ops`` (by name), ``ops_by_shapes``, ``ops_by_module``, ``memory``, ``devices``, ``findings``,
+        ``notes``, ``recorded``."""
+        from .analyze.api import json_safe
+
+        def rows(df):
+            df = df.head(top) if top else df
+            recs = df.astype(object).where(pd.notna(df), None).to_dict("records")
+            return json_safe(recs)
+
+        return json_safe({
+            "base": _identity(self.base), "new": _identity(self.new),
+            "direction": DIRECTION,
+            "significance": self.settings,
+            "e2e": self.e2e, "steps": self.steps,
+            "buckets": {v: self.buckets(v) for v in self.tables},
+            "ops": rows(self.tables["name"]),
+            "ops_by_shapes": rows(self.tables.get("name+shapes", pd.DataFrame())),
+            "ops_by_module": rows(self.tables.get("module", pd.DataFrame())),
+            "memory": rows(self.memory), "devices": rows(self.devices),
+            "findings": self.findings, "notes": self.notes, "recorded": self.recorded,
+        })
+
+    # -- for people ----------------------------------------------------------------------------
+    def summary_text(self, top: int = 10, by: str = "name") -> str:
+        b, n = _label(self.base, "base"), _label(self.new, "new")
+        s = self.settings
+        lines = [f"cann_nb compare {b!r} -> {n!r}  (delta = new - base: + is slower / larger)"]
+        e = self.e2e
+        per = " per step" if s.get("normalised") else ""
+        lines.append(f"  end-to-end{per}: {F.ns(e['base_ns'])} -> {F.ns(e['new_ns'])}  "
+                     f"({F.ns(e['delta_ns'], True)}, {F.pct(e['delta_pct'])}, {F.ratio(e['ratio'])})  "
+                     f"{_verdict_text(e, s)}")
+        st = self.steps
+        if st["base"]["n"] or st["new"]["n"]:
+            lines.append(f"  steps: {st['base']['n']} vs {st['new']['n']}; median step "
+                         f"{F.ns(st['base'].get('median_ns'))} -> {F.ns(st['new'].get('median_ns'))}"
+                         + (f" ({F.pct(st.get('delta_pct'))})" if st.get("delta_pct") is not None else ""))
+        counts = self.buckets(by)
+        lines.append(f"  ops by {by}: " + ", ".join(f"{counts[k]} {k}" for k in BUCKETS))
+        for note in self.notes:
+            lines.append(f"  note: {note}")
+        if len(self.memory):
+            parts = [f"{r.device} {F.nbytes(r.base_peak_bytes)} -> {F.nbytes(r.new_peak_bytes)} "
+                     f"({F.pct(r.delta_pct)})" for r in self.memory.itertuples()]
+            lines.append("  peak memory: " + "; ".join(parts))
+        if len(self.devices):
+            busy = self.devices[self.devices["metric"] == "busy_ns"]
+            parts = [f"{r.device} {F.ns(r.base_ns)} -> {F.ns(r.new_ns)}" for r in busy.itertuples()]
+            if parts:
+                lines.append("  busy time per device: " + "; ".join(parts))
+        fd = self.findings
+        lines.append(f"  findings: {len(fd['resolved'])} resolved, {len(fd['appeared'])} appeared, "
+                     f"{len(fd['persisted'])} persisted")
+        for f in fd["resolved"][:5]:
+            lines.append(f"    resolved: [{f['rule']}] {F.clip(f['title'], 90)}")
+        for f in fd["appeared"][:5]:
+            lines.append(f"    appeared: [{f['rule']}] {F.clip(f['title'], 90)}")
+        df = self.tables[by]
+        keys = VIEW_KEYS[by]
+        for bucket in ("slower", "faster", "added", "removed"):
+            part = df[df["bucket"] == bucket].head(top)
+            if not len(part):
+                continue
+            rows = []
+            for r in part.to_dict("records"):
+                label = " ".join(str(r[k]) for k in keys if str(r[k]))
+                rows.append([F.clip(label or "(none)", 56), r["cat"], f"{r['base_count']:g}", f"{r['new_count']:g}",
+                             F.ns(r["base_total_ns"]), F.ns(r["new_total_ns"]), F.ns(r["delta_ns"], True),
+                             F.pct(r["delta_pct"]), F.ratio(r["ratio"]), F.pvalue(r["p_value"])])
+            lines.append(f"  {bucket} ({counts[bucket]}{', top ' + str(top) if counts[bucket] > top else ''}):")
+            lines.append(F.table(rows, [by, "cat", "base n", "new n", "base total", "new total", "delta",
+                                        "delta %", "new/base", "p"], right={2, 3, 4, 5, 6, 7, 8, 9}, indent="    "))
+        lines.append("  significance: " + s["description"])
+        for rec in self.recorded:
+            lines.append(f"  track record: {rec['rule']} predicted {F.ns(rec['predicted_gain_ns'])}, "
+                         f"realised {F.ns(rec['realised_ns'])}")
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        from html import escape
+
+        return ('<div class="cann-nb-compare"><pre style="font-size:12px">' + escape(self.summary_text())
+                + "</pre></div>")
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        bundle = {"text/plain": self.summary_text(), "text/html": self._repr_html_()}
+        try:  # the widgets engineer's diff view, when the front-end bundle is built
+            from .widgets import _bundle
+            from .widgets.display import WIDGET_MIME
+            from .widgets.views import DiffView
+
+            if _bundle.bundle_available():
+                view = DiffView(self.base, self.new)
+                bundle[WIDGET_MIME] = {"version_major": 2, "version_minor": 0, "model_id": view.model_id}
+        except Exception:  # no widget support here: the text and HTML still show
+            pass
+        return bundle
+
+    def __repr__(self) -> str:
+        c = self.buckets()
+        return (f"<Comparison {_label(self.base, 'base')!r} -> {_label(self.new, 'new')!r}: e2e "
+                f"{F.pct(self.e2e['delta_pct'])}, {c['slower']} slower, {c['faster']} faster, "
+                f"{c['added']} added, {c['removed']} removed>")
+
+
+def _label(profile, default: str) -> str:
+    name = getattr(profile, "name", "") or default
+    version = (getattr(profile, "meta", {}) or {}).get("version")
+    return f"{name}" if not version or version == 1 else f"{name} (v{version})"
+
+
+def _identity(profile) -> dict:
+    meta = profile.meta or {}
+    src = meta.get("source") or {}
+    return {"name": profile.name, "version": meta.get("version"), "created": meta.get("created"),
+            "status": meta.get("status"), "source": src.get("kind") if isinstance(src, dict) else src,
+            "wall_ns": int(profile.wall_ns), "events": int(len(profile.events)),
+            "devices": sorted({str(d) for d in profile.events["device"].dropna().unique()})}
+
+
+def _verdict_text(e: dict, s: dict) -> str:
+    if e.get("p_value") is None or not math.isfinite(e["p_value"]):
+        return "(significance unknown: " + s["unknown_reason"] + ")" if s.get("unknown_reason") else ""
+    word = "significant" if e["significant"] else "not significant"
+    return f"{word} ({s['test_name']} p={F.pvalue(e['p_value'])}, {s['n_base']} vs {s['n_new']} steps)"
+
+
+# -- the computation -------------------------------------------------------------------------------
+def step_spans(profile) -> pd.DataFrame:
+    """Recorded step spans (cat ``step`` or ``ProfilerStep#N``); never inferred, so that a comparison
+    only claims significance from iterations that were really marked."""
+    from .analyze.steps import steps
+
+    if not len(profile.events):
+        return pd.DataFrame({"start_ns": np.empty(0, np.int64), "end_ns": np.empty(0, np.int64)})
+    st = steps(profile, infer=False)
+    return st[["start_ns", "end_ns", "dur_ns"]].reset_index(drop=True)
+
+
+def _key_frame(events: pd.DataFrame, by: str) -> tuple[pd.DataFrame, np.ndarray]:
+    """Key columns as hotspots() builds them (strings, "" for missing) for the rows it counts."""
+    from .analyze.hotspots import DEVICE_CATS, HOST_CATS
+
+    keys = VIEW_KEYS[by]
+    mask = events["cat"].isin(HOST_CATS + DEVICE_CATS).to_numpy()
+    if by == "module":
+        mask = mask & events["module"].notna().to_numpy()
+    df = pd.DataFrame({k: pd.Series(events[k].to_numpy()[mask]) for k in keys})
+    for k in keys:
+        df[k] = df[k].astype(str).where(pd.notna(df[k]), "")
+    df["cat"] = events["cat"].astype(str).to_numpy()[mask]
+    return df, mask
+
+
+def _per_step(events: pd.DataFrame, by: str, spans: pd.DataFrame) -> pd.DataFrame | None:
+    """Each op's time in each step: index = keys + cat, columns = step 0..n-1 (0 where absent).
+
+    An event counts in a step for the part of it that overlaps the step, so a span that covers
+    several steps (an outer loop frame) adds its share to each, and time between steps counts in none.
+    """
+    n = len(spans)
+    if n < 1 or not len(events):
+        return None
+    df, mask = _key_frame(events, by)
+    s = events["start_ns"].to_numpy()[mask].astype(np.int64)
+    e = s + events["dur_ns"].to_numpy()[mask].astype(np.int64)
+    starts, ends = spans["start_ns"].to_numpy().astype(np.int64), spans["end_ns"].to_numpy().astype(np.int64)
+    order = np.argsort(starts, kind="stable")
+    starts, ends = starts[order], ends[order]
+    k0 = np.maximum(np.searchsorted(starts, s, side="right") - 1, 0)
+    k1 = np.searchsorted(starts, e, side="left") - 1
+    count = np.maximum(k1 - k0 + 1, 0)
+    rows = np.repeat(np.arange(len(s)), count)
+    first = np.repeat(np.cumsum(count) - count, count)
+    k = k0[rows] + (np.arange(len(rows)) - first)
+    overlap = np.minimum(e[rows], ends[k]) - np.maximum(s[rows], starts[k])
+    live = overlap > 0
+    keys = VIEW_KEYS[by] + ["cat"]
+    part = df.iloc[rows[live]].reset_index(drop=True)
+    if not len(part):
+        return pd.DataFrame(columns=range(n), index=pd.MultiIndex.from_tuples([], names=keys), dtype=float)
+    part["step"] = k[live]
+    part["dur"] = overlap[live]
+    per = part.groupby(keys + ["step"], sort=False)["dur"].sum().unstack("step", fill_value=0)
+    return per.reindex(columns=range(n), fill_value=0).astype(float)
+
+
+def _aggregate(events: pd.DataFrame, by: str) -> pd.DataFrame:
+    from .analyze.hotspots import hotspots
+
+    keys = VIEW_KEYS[by]
+    cols = keys + ["cat", "count", "total_ns", "self_ns"]
+    if not len(events):
+        return pd.DataFrame({c: pd.Series(dtype=object if c in keys + ["cat"] else float) for c in cols})
+    hs = hotspots(events, by=by)
+    if not len(hs):
+        return pd.DataFrame({c: pd.Series(dtype=object if c in keys + ["cat"] else float) for c in cols})
+    return hs[cols]
+
+
+def _op_table(base, new, by: str, b_spans, n_spans, scale_b: float, scale_n: float, floor_ns: float,
+              use_steps: bool, test: str, alpha: float, min_effect_pct: float) -> pd.DataFrame:
+    keys = VIEW_KEYS[by] + ["cat"]
+    a = _aggregate(base.events, by)
+    b = _aggregate(new.events, by)
+    m = pd.merge(a, b, on=keys, how="outer", suffixes=("_b", "_n"))
+    out = m[keys].copy()
+    for side, suf, scale in (("base", "_b", scale_b), ("new", "_n", scale_n)):
+        cnt = m[f"count{suf}"].fillna(0).to_numpy(float)
+        tot = m[f"total_ns{suf}"].fillna(0).to_numpy(float)
+        out[f"{side}_count"] = cnt * scale
+        out[f"{side}_total_ns"] = tot * scale
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out[f"{side}_mean_ns"] = np.where(cnt > 0, tot / np.where(cnt > 0, cnt, 1), np.nan)
+        out[f"{side}_self_ns"] = m[f"self_ns{suf}"].fillna(0).to_numpy(float) * scale
+    bt, nt = out["base_total_ns"].to_numpy(), out["new_total_ns"].to_numpy()
+    delta = nt - bt
+    out["delta_ns"] = delta
+    out["delta_ms"] = delta / 1e6
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out["delta_pct"] = np.where(bt > 0, 100.0 * delta / np.where(bt > 0, bt, 1), np.nan)
+        out["ratio"] = np.where(bt > 0, nt / np.where(bt > 0, bt, 1), np.nan)
+    out["delta_count"] = out["new_count"] - out["base_count"]
+    p = np.full(len(out), np.nan)
+    if use_steps and len(out):
+        pb = _per_step(base.events, by, b_spans)
+        pn = _per_step(new.events, by, n_spans)
+        idx = pd.MultiIndex.from_frame(out[keys])
+        sb = pb.reindex(idx, fill_value=0).to_numpy(float) if pb is not None else None
+        sn = pn.reindex(idx, fill_value=0).to_numpy(float) if pn is not None else None
+        if sb is not None and sn is not None:
+            p = sig.p_values(sb, sn, test)
+    out["p_value"] = p
+    significant = pd.array(np.where(np.isfinite(p), p < alpha, False), dtype="boolean")
+    significant[~np.isfinite(p)] = pd.NA
+    out["significant"] = significant
+    bc, nc = out["base_count"].to_numpy(), out["new_count"].to_numpy()
+    effect = (np.abs(np.nan_to_num(out["delta_pct"].to_numpy(), nan=0.0)) >= min_effect_pct) & \
+             (np.abs(delta) >= floor_ns)
+    sig_ok = np.where(np.isfinite(p), p < alpha, True)  # unknown significance: the effect decides
+    bucket = np.full(len(out), "unchanged", dtype=object)
+    changed = effect & sig_ok & (bc > 0) & (nc > 0)
+    bucket[changed & (delta > 0)] = "slower"
+    bucket[changed & (delta < 0)] = "faster"
+    bucket[(bc == 0) & (nc > 0)] = "added"
+    bucket[(nc == 0) & (bc > 0)] = "removed"
+    out["bucket"] = bucket
+    order = np.argsort(-np.abs(delta), kind="stable")
+    return out.iloc[order].reset_index(drop=True)[VIEW_KEYS[by] + OP_COLUMNS]
+
+
+def _step_summary(spans: pd.DataFrame) -> dict:
+    d = spans["dur_ns"].to_numpy(float) if len(spans) else np.empty(0)
+    if not len(d):
+        return {"n": 0}
+    return {"n": int(len(d)), "median_ns": float(np.median(d)), "mean_ns": float(d.mean()),
+            "p99_ns": float(np.percentile(d, 99)), "min_ns": float(d.min()), "max_ns": float(d.max()),
+            "std_ns": float(d.std(ddof=1)) if len(d) > 1 else 0.0}
+
+
+def _memory_table(base, new) -> pd.DataFrame:
+    from .analyze.memory import peak_memory
+
+    pb = peak_memory(base.memory, base.counters)
+    pn = peak_memory(new.memory, new.counters)
+    devs = sorted(set(pb) | set(pn))
+    rows = []
+    for d in devs:
+        b, n = pb.get(d, np.nan), pn.get(d, np.nan)
+        rows.append({"device": d, "base_peak_bytes": float(b), "new_peak_bytes": float(n),
+                     "delta_bytes": float(n - b),
+                     "delta_pct": 100.0 * (n - b) / b if b and np.isfinite(b) and np.isfinite(n) else np.nan,
+                     "ratio": n / b if b and np.isfinite(b) else np.nan})
+    return pd.DataFrame(rows, columns=["device", "base_peak_bytes", "new_peak_bytes", "delta_bytes", "delta_pct",
+                                       "ratio"])
+
+
+def _device_table(base, new, scale_b: float, scale_n: float, notes: list) -> pd.DataFrame:
+    from .analyze.breakdown import summary_devices
+
+    cols = ["device", "metric", "base_ns", "new_ns", "delta_ns", "delta_pct"]
+    try:
+        db = summary_devices(base) if len(base.events) else {}
+        dn = summary_devices(new) if len(new.events) else {}
+    except Exception as exc:  # an analysis failure must not lose the rest of the comparison
+        notes.append(f"per-device breakdown unavailable: {type(exc).__name__}: {exc}")
+        return pd.DataFrame(columns=cols)
+    rows = []
+    for dev in sorted(set(db) | set(dn)):
+        for metric in ("busy_ns", "compute_ns", "communication_ns", "memcpy_ns", "idle_ns"):
+            b = db.get(dev, {}).get(metric, np.nan) * scale_b
+            n = dn.get(dev, {}).get(metric, np.nan) * scale_n
+            rows.append({"device": dev, "metric": metric, "base_ns": float(b), "new_ns": float(n),
+                         "delta_ns": float(n - b), "delta_pct": 100.0 * (n - b) / b if b and np.isfinite(b) else np.nan})
+    return pd.DataFrame(rows, columns=cols)
+
+
+def finding_key(f: dict) -> tuple:
+    """A finding's identity across profiles: its rule and the ops it names (titles carry numbers)."""
+    return (f.get("rule"), tuple(sorted(str(o) for o in (f.get("ops") or ()))))
+
+
+def _findings(base, new, notes: list) -> dict:
+    from .analyze.api import findings as advisor, json_safe
+
+    out = {"appeared": [], "resolved": [], "persisted": []}
+    try:
+        fb = [json_safe(f.to_dict()) for f in advisor(base)] if len(base.events) else []
+        fn = [json_safe(f.to_dict()) for f in advisor(new)] if len(new.events) else []
+    except Exception as exc:
+        notes.append(f"findings unavailable: {type(exc).__name__}: {exc}")
+        return out
+    nb = Counter(finding_key(f) for f in fb)
+    nn = Counter(finding_key(f) for f in fn)
+    seen: Counter = Counter()
+    for f in fb:
+        k = finding_key(f)
+        seen[k] += 1
+        if seen[k] > nn.get(k, 0):
+            out["resolved"].append(f)
+    seen = Counter()
+    by_key = {}
+    for f in fb:
+        by_key.setdefault(finding_key(f), []).append(f)
+    for f in fn:
+        k = finding_key(f)
+        seen[k] += 1
+        if seen[k] > nb.get(k, 0):
+            out["appeared"].append(f)
+        else:
+            old = by_key[k][seen[k] - 1]
+            out["persisted"].append({**f, "base_est_gain_ns": old.get("est_gain_ns"),
+                                     "base_title": old.get("title")})
+    return out
+
+
+def compare(base, new, *, views=VIEWS, test: str = sig.DEFAULT_TEST, alpha: float = sig.DEFAULT_ALPHA,
+            min_effect_pct: float = DEFAULT_MIN_EFFECT_PCT, min_share_pct: float = DEFAULT_MIN_SHARE_PCT,
+            with_findings: bool = True, store=None, record: bool | None = None) -> Comparison:
+    """Compare two profiles (Profiles, paths, or names in ``store``); ``base`` is before, ``new`` after.
+
+    ``test``: ``"welch"`` (default) or ``"mannwhitney"``, applied to per-step samples when both profiles
+    have at least 2 recorded steps; ``alpha``: significance level (0.05); ``min_effect_pct`` (5 %) and
+    ``min_share_pct`` (0.1 % of the base end-to-end time, at least 1 us): the smallest change of an op
+    reported as slower/faster. ``record``: write the realised gain of resolved findings to the track
+    record of the store (default: when the base profile lives in a store).
+    """
+    if test not in sig.TESTS:
+        raise CompareInputError(f"unknown test {test!r}; choose from {', '.join(sig.TESTS)}")
+    if not 0 < alpha < 1:
+        raise CompareInputError(f"alpha must be between 0 and 1, not {alpha!r}")
+    bad = [v for v in views if v not in VIEWS]
+    if bad or not views:
+        raise CompareInputError(f"unknown view(s) {bad}; choose from {', '.join(VIEWS)}")
+    base, root_b = resolve(base, store)
+    new, _ = resolve(new, store)
+    notes: list[str] = []
+    b_spans, n_spans = step_spans(base), step_spans(new)
+    nb, nn = len(b_spans), len(n_spans)
+    normalised = nb >= 1 and nn >= 1 and nb != nn
+    scale_b, scale_n = (1.0 / nb, 1.0 / nn) if normalised else (1.0, 1.0)
+    if normalised:
+        notes.append(f"the profiles have {nb} and {nn} steps: counts, totals and the end-to-end time are per step")
+    use_steps = nb >= sig.MIN_SAMPLES and nn >= sig.MIN_SAMPLES
+    unknown_reason = None
+    if not use_steps:
+        parts = [f"the {side} profile has {k} recorded step{'' if k == 1 else 's'}"
+                 for side, k in (("base", nb), ("new", nn)) if k < sig.MIN_SAMPLES]
+        unknown_reason = (" and ".join(parts) + "; profile both with --repeat N (N >= 2) or cann_nb.step() "
+                          "to test changes against run-to-run noise")
+    # end-to-end
+    wb, wn = float(base.wall_ns) * scale_b, float(new.wall_ns) * scale_n
+    p_e2e = sig.p_value(b_spans["dur_ns"].to_numpy(float), n_spans["dur_ns"].to_numpy(float), test) \
+        if use_steps else math.nan
+    e2e = {"base_ns": wb, "new_ns": wn, "delta_ns": wn - wb,
+           "delta_pct": 100.0 * (wn - wb) / wb if wb > 0 else math.nan,
+           "ratio": wn / wb if wb > 0 else math.nan, "p_value": p_e2e,
+           "significant": bool(p_e2e < alpha) if math.isfinite(p_e2e) else None,
+           "per_step": normalised}
+    e2e["verdict"] = _verdict(e2e, alpha, min_effect_pct)
+    steps = {"base": _step_summary(b_spans), "new": _step_summary(n_spans), "p_value": p_e2e, "test": test}
+    if nb and nn:
+        mb, mn = steps["base"]["median_ns"], steps["new"]["median_ns"]
+        steps["delta_median_ns"] = mn - mb
+        steps["delta_pct"] = 100.0 * (mn - mb) / mb if mb > 0 else None
+    floor_ns = max(MIN_EFFECT_FLOOR_NS, min_share_pct / 100.0 * wb)
+    tables = {v: _op_table(base, new, v, b_spans, n_spans, scale_b, scale_n, floor_ns, use_steps, test, alpha,
+                           min_effect_pct) for v in views}
+    if "name" not in tables:
+        tables["name"] = _op_table(base, new, "name", b_spans, n_spans, scale_b, scale_n, floor_ns, use_steps,
+                                   test, alpha, min_effect_pct)
+    ops = tables["name"]
+    if len(ops) and not ((ops["base_count"] > 0) & (ops["new_count"] > 0)).any():
+        notes.append("the profiles have no op in common (different sources or devices name their ops "
+                     "differently): every op is added or removed")
+    if not len(base.events) or not len(new.events):
+        notes.append(f"the {'base' if not len(base.events) else 'new'} profile has no events")
+    settings = {
+        "test": test, "test_name": {"welch": "Welch's t-test", "mannwhitney": "Mann-Whitney U"}[test],
+        "alpha": alpha, "min_effect_pct": min_effect_pct, "min_share_pct": min_share_pct,
+        "min_effect_ns": floor_ns, "available": use_steps, "n_base": nb, "n_new": nn, "normalised": normalised,
+        "unknown_reason": unknown_reason,
+        "description": (sig.describe(test, alpha) + f"; an op is slower/faster when also |delta| >= "
+                        f"{min_effect_pct:g}% of its base time and >= {F.ns(floor_ns)}"
+                        + ("" if use_steps else "; significance unknown: " + unknown_reason)),
+    }
+    cmp = Comparison(base=base, new=new, tables=tables, e2e=e2e, steps=steps,
+                     memory=_memory_table(base, new), devices=_device_table(base, new, scale_b, scale_n, notes),
+                     findings=_findings(base, new, notes) if with_findings else
+                     {"appeared": [], "resolved": [], "persisted": []},
+                     settings=settings, notes=notes)
+    if record is None:
+        record = root_b is not None
+    if record and root_b is not None and cmp.findings["resolved"]:
+        from . import track_record
+
+        try:
+            cmp.recorded = track_record.record(root_b, cmp)
+        except OSError as exc:
+            notes.append(f"track record not written: {exc}")
+    return cmp
+
+
+def _verdict(e: dict, alpha: float, min_effect_pct: float) -> str:
+    """slower / faster / unchanged (within the noise or below the minimum effect) / unknown."""
+    d = e["delta_pct"]
+    if d is None or not math.isfinite(d):
+        return "unknown"
+    if abs(d) < min_effect_pct:
+        return "unchanged"
+    if e["significant"] is False:
+        return "unchanged"
+    return "slower" if d > 0 else "faster"
