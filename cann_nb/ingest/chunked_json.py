@@ -29,7 +29,7 @@ import orjson
 
 from ..errors import TraceFormatError
 
-CHUNK_BYTES = 4 << 20
+CHUNK_BYTES = 1 << 20   # small enough for a chunk's dicts to stay in cache while its fields are read
 _EVENTS_KEY = re.compile(rb'"traceEvents"\s*:\s*\[')
 _SEP = re.compile(rb"\}\s*,\s*\{")
 _WS = b" \t\r\n"

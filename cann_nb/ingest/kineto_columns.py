@@ -116,6 +116,11 @@ def _get(dicts: list, key, default=None) -> list:
     return list(map(dict.get, dicts, repeat(key, len(dicts)), repeat(default, len(dicts))))
 
 
+def _code_of(uniques, value) -> int:
+    hits = [i for i, u in enumerate(uniques) if u == value]
+    return hits[0] if hits else -2
+
+
 def _take(items: list, idx: np.ndarray) -> list:
     if len(idx) == 0:
         return []
@@ -247,69 +252,6 @@ def to_int(values: list, default: int = -1) -> np.ndarray:
     return np.where(ok, num, default).astype(np.int64)
 
 
-def json_texts(values: list) -> tuple[np.ndarray, list] | None:
-    """Factorize the compact JSON text of each value without a Python call per value.
-
-    ``Input Dims``/``Input type`` are lists; ``str()`` of 100k of them costs ~0.1 s. Instead the whole
-    list is serialised once (orjson), the top-level elements are found with numpy (bracket depth
-    outside strings), viewed as fixed-width byte rows, hashed with a random dot product and
-    factorized; the grouping is then verified row by row. Returns (codes, texts), code -1 for None,
-    or None when the fast way does not apply (escapes, very long values).
-    """
-    n = len(values)
-    if n == 0:
-        return np.zeros(0, dtype=np.int64), []
-    try:
-        blob = orjson.dumps(values)
-    except (TypeError, orjson.JSONEncodeError):
-        return None
-    if b"\\" in blob:
-        return None
-    b = np.frombuffer(blob, dtype=np.uint8)
-    step = (b == 91).view(np.int8) - (b == 93).view(np.int8)
-    comma = b == 44
-    if b'"' in blob:                                   # ignore brackets and commas inside strings
-        outside = (np.cumsum(b == 34, dtype=np.int32) & 1) == 0
-        step = step * outside
-        comma &= outside
-    depth = np.cumsum(step, dtype=np.int32)
-    seps = np.flatnonzero(comma & (depth == 1))
-    if len(seps) != n - 1:
-        return None
-    starts = np.empty(n, dtype=np.int64)
-    starts[0] = 1
-    starts[1:] = seps + 1
-    if (b[starts] == 34).any():                       # plain strings: the fallback keeps them unquoted
-        return None
-    lens = np.empty(n, dtype=np.int64)
-    lens[:-1] = seps - starts[:-1]
-    lens[-1] = len(b) - 1 - starts[-1]
-    width = -(-int(lens.max()) // 8) * 8              # rows of whole uint64 words
-    if width == 0 or n * width > (32 << 20):
-        return None
-    padded = np.concatenate((b, np.zeros(width, dtype=np.uint8)))
-    rows = np.lib.stride_tricks.sliding_window_view(padded, width)[starts]
-    rows = np.where(np.arange(width) < lens[:, None], rows, np.uint8(0))
-    words = rows.view(np.uint64)
-    h = lens.astype(np.uint64)
-    for j in range(words.shape[1]):                   # polynomial hash over the words (wraps mod 2**64)
-        h = h * np.uint64(0x9E3779B97F4A7C15) + words[:, j]
-    codes, uh = pd.factorize(h)
-    first = np.zeros(len(uh), dtype=np.int64)
-    first[codes[::-1]] = np.arange(n - 1, -1, -1)     # first row of each hash value
-    if not (rows == rows[first[codes]]).all():        # a hash collision: group exactly instead
-        uniq, inverse = np.unique(rows.view(f"S{width}").ravel(), return_inverse=True)
-        codes, first = inverse.ravel().astype(np.int64), None
-        texts = [u.decode() for u in uniq]
-    else:
-        texts = [bytes(rows[i, :lens[i]]).decode() for i in first]
-    if "null" in texts:                               # None values
-        null = texts.index("null")
-        texts.pop(null)
-        codes = np.where(codes == null, -1, np.where(codes > null, codes - 1, codes))
-    return codes.astype(np.int64), texts
-
-
 def _json_text(v) -> str:
     try:
         return orjson.dumps(v).decode()
@@ -318,7 +260,7 @@ def _json_text(v) -> str:
 
 
 def _text(values: list) -> list:
-    """Per-value fallback of json_texts, with the same (compact JSON) spelling."""
+    """Compact JSON text of each value (strings stay as they are), None stays None."""
     return [None if v is None else (v if isinstance(v, str) else _json_text(v)) for v in values]
 
 
@@ -386,7 +328,7 @@ class Columns:
         if is_x.any():
             exact_ts = self._spans(chunk, np.flatnonzero(is_x), exact_ts)
         if is_flow.any():
-            exact_ts = self._flows(chunk, np.flatnonzero(is_flow), exact_ts)
+            exact_ts = self._flows(chunk, np.flatnonzero(is_flow), exact_ts, pha_start=code == _code_of(uniq, "s"))
         if is_inst.any():
             exact_ts = self._instants(chunk, np.flatnonzero(is_inst), exact_ts)
         if is_ctr.any():
@@ -520,7 +462,7 @@ class Columns:
         })
         return exact_ts
 
-    def _flows(self, chunk, idx, exact_ts):
+    def _flows(self, chunk, idx, exact_ts, pha_start):
         label, first = self.label, chunk.first
         fl = _take(chunk.events, idx)
         cats = _get(fl, "cat")
@@ -540,19 +482,17 @@ class Columns:
         if (fid == -2).any():     # string ids (allowed by the Chrome format): intern them
             fid = self.flow_ids.codes(ids, label, first, "id", idx) + (1 << 50)
         self.parts["flow"].append({
-            "start": np.fromiter((p == "s" for p in _get(fl, "ph")), dtype=bool, count=len(fl)),
+            "start": pha_start[idx],
             "id": fid, "ts": ts, "pid": pid, "tid": tid,
         })
         return exact_ts
 
     def _list_codes(self, interner: Interner, values: list, first: int, field: str, positions) -> np.ndarray:
-        """Global codes of the JSON text of each value (lists of dims / dtypes), None -> -1."""
-        split = json_texts(values)
-        if split is None:
-            return interner.codes(_text(values), self.label, first, field, positions)
-        local, uniq = split
-        lut = np.array([interner.code_of(u) for u in uniq] + [-1], dtype=np.int64)
-        return lut[local]
+        """Global codes of the compact JSON text of each value (lists of dims / dtypes), None -> -1.
+
+        (A numpy split of one orjson.dumps of the whole list was tried: slower at chunk sizes that
+        keep a chunk in cache, and much more code.)"""
+        return interner.codes(_text(values), self.label, first, field, positions)
 
     _MEM_KEYS = ("Device Type", "Device Id", "Bytes", "Total Allocated", "Total Reserved", "Addr")
 
