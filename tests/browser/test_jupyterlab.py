@@ -1,4 +1,4 @@
-"""End to end in a real JupyterLab started by the test: profile a cell with %%cann_profile, show the
+"""End to end in a real JupyterLab (and Notebook 7 on the same server) started by the test: profile a cell with %%cann_profile, show the
 ProfileView, then drive it with Chromium as a user would and read the selection back in the kernel.
 
 Pitfalls from shared/docs/environment-notes.md: wait for the status bar's "| Idle" (the toolbar
@@ -101,12 +101,50 @@ def lab(tmp_path_factory):
         log.close()
 
 
-def test_profile_cell_then_drill_down_in_jupyterlab(browser, lab):
-    url, root = lab
-    ctx, page = new_page(browser, allow=("file:", "data:", "blob:", url), viewport=(1400, 1000))
+def _kernel_idle(url: str, path: str) -> bool:
+    """The notebook's kernel exists and is idle (REST API; the UIs' idle indicators can lie early)."""
     try:
-        page.goto(url + "/lab/tree/e2e.ipynb?reset")
-        page.wait_for_function("() => document.body.innerText.includes('| Idle')", timeout=90_000)
+        sessions = json.load(urllib.request.urlopen(url + "/api/sessions", timeout=2))
+    except OSError:
+        return False
+    return any(s.get("path", "").endswith(path) and s.get("kernel", {}).get("execution_state") == "idle"
+               for s in sessions)
+
+
+def _wait_kernel(page, url: str, path: str, timeout: float = 90) -> None:
+    deadline = time.time() + timeout
+    while not _kernel_idle(url, path):
+        if time.time() > deadline:
+            sessions = urllib.request.urlopen(url + "/api/sessions", timeout=2).read()[:2000]
+            pytest.fail(f"no idle kernel for {path} after {timeout} s: {sessions!r}")
+        # wait through Playwright, not time.sleep: the page's requests pass through our route handler,
+        # which only runs while Playwright's loop is pumped
+        page.wait_for_timeout(300)
+
+
+def _restart_clean(url: str) -> None:
+    """Shut down earlier sessions so each front end starts its own kernel."""
+    for s in json.load(urllib.request.urlopen(url + "/api/sessions", timeout=5)):
+        req = urllib.request.Request(url + f"/api/sessions/{s['id']}", method="DELETE")
+        urllib.request.urlopen(req, timeout=10)
+
+
+@pytest.mark.parametrize("front_end", ["lab", "notebook7"])
+def test_profile_cell_then_drill_down(browser, lab, front_end):
+    url, root = lab
+    if front_end == "notebook7" and importlib.util.find_spec("notebook") is None:
+        need("Notebook 7 is not installed (pip install notebook)")
+    _restart_clean(url)
+    ctx, page = new_page(browser, allow=("file:", "data:", "blob:", url), viewport=(1400, 1000))
+    shot = lambda name: str(ARTIFACTS / f"{front_end}_{name}.png")  # noqa: E731
+    try:
+        page.goto(url + ("/lab/tree/e2e.ipynb?reset" if front_end == "lab" else "/notebooks/e2e.ipynb"))
+        page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+        try:
+            _wait_kernel(page, url, "e2e.ipynb")
+        except BaseException:
+            page.screenshot(path=shot("failure"), full_page=True)
+            raise
         page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
         page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
         page.wait_for_selector(".cnb-root[data-ready='1']", timeout=120_000)
@@ -116,7 +154,7 @@ def test_profile_cell_then_drill_down_in_jupyterlab(browser, lab):
         widget.scroll_into_view_if_needed()
         px = page.evaluate(PIXELS_JS, [".cnb-tl-canvas", 180])
         assert px["share"] > 0.05 and px["colors"] >= 6, px  # lanes and events actually drawn
-        widget.screenshot(path=str(ARTIFACTS / "jupyterlab_timeline.png"))
+        widget.screenshot(path=shot("timeline"))
         draws = page.evaluate("() => Number(document.querySelector('.cnb-timeline').dataset.draws)")
         page.wait_for_timeout(700)
         assert page.evaluate("() => Number(document.querySelector('.cnb-timeline').dataset.draws)") == draws  # idle: no redraw loop
@@ -127,7 +165,7 @@ def test_profile_cell_then_drill_down_in_jupyterlab(browser, lab):
         page.click(".cnb-hotspots tbody tr:nth-child(1)")
         page.wait_for_function(f"() => (document.querySelector('.cnb-timeline').dataset.selected || '-1') !== '{before}'")
         page.wait_for_function("() => Number(document.querySelector('.cnb-timeline').dataset.highlight || 0) > 0")
-        widget.screenshot(path=str(ARTIFACTS / "jupyterlab_hotspot_click.png"))
+        widget.screenshot(path=shot("hotspot_click"))
 
         # finding -> its evidence events highlighted on the timeline
         page.click(".cnb-tab[data-tab=suggestions]")
@@ -137,27 +175,27 @@ def test_profile_cell_then_drill_down_in_jupyterlab(browser, lab):
         page.wait_for_function("() => Number(document.querySelector('.cnb-timeline').dataset.highlight || 0) > 0")
         page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
         assert page.evaluate(PIXELS_JS, [".cnb-tl-canvas", 180])["hl"] > 0
-        widget.screenshot(path=str(ARTIFACTS / "jupyterlab_finding_click.png"))
+        widget.screenshot(path=shot("finding_click"))
 
         # bokeh charts: BokehJS comes from the kernel over the widget's comm (no CDN; network blocked)
         page.click(".cnb-tab[data-tab=memory]")
         page.wait_for_selector(".cnb-panel:not([hidden]) .cnb-charts[data-rendered='1']", timeout=30_000)
         assert page.locator(".cnb-panel:not([hidden]) .cnb-chart").count() == 2
-        widget.screenshot(path=str(ARTIFACTS / "jupyterlab_memory.png"))
+        widget.screenshot(path=shot("memory"))
         assert not page.blocked, page.blocked
 
         # the selection reached the kernel: re-run the last cell and read it there
-        cells = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell")
-        cells.nth(3).locator(".jp-InputArea-editor").click()
+        cell = page.locator(".jp-Notebook .jp-Cell").nth(3)
+        cell.locator(".jp-InputArea-editor").click()
         page.keyboard.press("Shift+Enter")
         page.wait_for_function(
-            "() => { const c = document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell')[3];"
+            "() => { const c = document.querySelectorAll('.jp-Notebook .jp-Cell')[3];"
             " const m = c && c.innerText.match(/SELECTED (-?\\d+) DRAWS (\\d+)/); return m && Number(m[1]) >= 0 && Number(m[2]) > 0; }",
             timeout=30_000)
         assert not page.dialogs
-        page.screenshot(path=str(ARTIFACTS / "jupyterlab_page.png"), full_page=True)
+        page.screenshot(path=shot("page"), full_page=True)
     except Exception:
-        page.screenshot(path=str(ARTIFACTS / "jupyterlab_failure.png"), full_page=True)
+        page.screenshot(path=shot("failure"), full_page=True)
         raise
     finally:
         ctx.close()
