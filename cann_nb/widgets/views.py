@@ -136,12 +136,18 @@ def _findings_traits(findings, encoded):
 
 
 def default_findings(profile):
-    """The advisor's findings when ``cann_nb.analyze.advise(profile)`` exists; else None (not run)."""
+    """(findings, note): the advisor's findings (``cann_nb.analyze.rules.findings``), or None and why not.
+
+    The advisor failing must not cost the user the view, so its error becomes the panel's note.
+    """
     try:
-        from ..analyze import advise  # provided by the analysis engine
+        from ..analyze.rules import findings as advise
     except ImportError:
-        return None
-    return advise(profile)
+        return None, "The advisor is not available in this version (pass findings=...)."
+    try:
+        return advise(profile), ""
+    except Exception as exc:  # noqa: BLE001 - shown to the user instead of breaking the view
+        return None, f"The advisor failed on this profile: {type(exc).__name__}: {exc}"
 
 
 class SuggestionPanel(_TimelineMixin, _View):
@@ -159,9 +165,7 @@ class SuggestionPanel(_TimelineMixin, _View):
         super().__init__(**kwargs)
         payload = self._init_events(profile, max_events)
         if findings is None:
-            findings = default_findings(profile)
-            if findings is None:
-                self.findings_note = "The advisor was not run for this view (pass findings=...)."
+            findings, self.findings_note = default_findings(profile)
         self.findings, self.evidence = _findings_traits(findings, self._encoded)
         if with_timeline:
             self.timeline = payload
@@ -217,9 +221,7 @@ class ProfileView(_TimelineMixin, ChartsView):
         self.timeline = self._init_events(profile, max_events)
         self.tables = hotspot_tables(profile.events)
         if findings is None:
-            findings = default_findings(profile)
-            if findings is None:
-                self.findings_note = "The advisor was not run for this view (pass findings=...)."
+            findings, self.findings_note = default_findings(profile)
         self.findings, self.evidence = _findings_traits(findings, self._encoded)
         breakdown = device_breakdown(profile.events)
         self.overview = overview_payload(profile, self.findings, self.tables, breakdown)
