@@ -82,6 +82,8 @@ def conform(table: str, data: pd.DataFrame | Mapping[str, Any] | None) -> pd.Dat
     if data is None:
         data = {}
     df = data if isinstance(data, pd.DataFrame) else pd.DataFrame(dict(data))
+    if _already_conformed(df, spec):
+        return df
     n = len(df)
     if n and (missing := [c for c in REQUIRED[table] if c not in df.columns]):
         raise ProfileValidationError(f"{table} table lacks required column(s) {missing}")
@@ -100,8 +102,29 @@ def conform(table: str, data: pd.DataFrame | Mapping[str, Any] | None) -> pd.Dat
     out = pd.DataFrame(cols, index=pd.RangeIndex(n))
     for col in df.columns:
         if col not in spec:
-            out[col] = df[col].to_numpy() if not isinstance(df[col].dtype, pd.CategoricalDtype) else df[col].array
+            out[col] = df[col].to_numpy() if not isinstance(df[col].dtype, pd.CategoricalDtype) \
+                else _object_categories(df[col].array)
     return out
+
+
+def _already_conformed(df: pd.DataFrame, spec: dict) -> bool:
+    """True when ``df`` is exactly what conform() would return (checked per column, not per row)."""
+    if list(df.columns[: len(spec)]) != list(spec) or not isinstance(df.index, pd.RangeIndex) \
+            or df.index.start != 0 or df.index.step != 1:
+        return False
+    for col, dtype in spec.items():
+        d = df[col].dtype
+        if str(d) != dtype:
+            return False
+        if dtype == "category":
+            cats = d.categories
+            if cats.dtype != object or (len(cats) and not isinstance(cats[0], str)):
+                return False
+    for col in df.columns[len(spec):]:  # extra columns: categoricals must have object categories too
+        d = df[col].dtype
+        if isinstance(d, pd.CategoricalDtype) and d.categories.dtype != object:
+            return False
+    return True
 
 
 def _as_dtype(series, dtype: str, table: str, col: str):
