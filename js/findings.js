@@ -1,7 +1,15 @@
 // Suggestion panel: the advisor's findings by estimated gain. A click shows the finding's evidence events
 // on the timeline (highlight + zoom to them) and marks its ops in the hotspot table.
 
-import { h, clear, fmtNs, fmtCount } from "./dom.js";
+import { h, clear, fmtNs, fmtCount, fmtBytes } from "./dom.js";
+
+function fmtEvidence(key, v) {
+  if (typeof v === "number" && /(_ns|ns)$/.test(key)) return `${fmtNs(v)}  (${fmtCount(v)} ns)`;
+  if (typeof v === "number" && /bytes$/.test(key)) return `${fmtBytes(v)}  (${fmtCount(v)} B)`;
+  if (typeof v === "number" && /(pct|share)$/.test(key)) return `${v.toFixed(1)} %`;
+  if (typeof v === "number") return Number.isInteger(v) ? fmtCount(v) : String(+v.toPrecision(4));
+  return typeof v === "string" ? v : JSON.stringify(v);
+}
 
 const SEV_ORDER = { high: 0, medium: 1, low: 2, info: 3 };
 
@@ -47,13 +55,14 @@ export class FindingsPanel {
         if (f.suggestion) card.appendChild(h("div", { class: "cnb-suggestion", text: f.suggestion }));
         const kv = h("div", { class: "cnb-kv" });
         for (const [key, v] of Object.entries(f.evidence || {})) {
-          kv.append(h("span", { class: "cnb-muted", text: key }), h("span", { class: "mono", text: typeof v === "string" ? v : JSON.stringify(v) }));
+          kv.append(h("span", { class: "cnb-muted", text: key }), h("span", { class: "mono", text: fmtEvidence(key, v) }));
         }
         card.appendChild(kv);
         if (f.ops && f.ops.length) {
           card.appendChild(h("div", { class: "cnb-chain" }, h("span", { class: "cnb-muted", text: "ops: " }),
-            ...f.ops.map((op) => h("button", { class: "cnb-link", type: "button", text: op,
-              onclick: (e) => { e.stopPropagation(); this.store.showOp({ name: op }, "findings"); } }))));
+            ...f.ops.flatMap((op, j) => [j ? h("span", { class: "cnb-muted", text: ", " }) : null,
+              h("button", { class: "cnb-link", type: "button", text: op, title: "show every occurrence",
+                onclick: (e) => { e.stopPropagation(); this.store.showOp({ name: op }, "findings"); } })])));
         }
       }
       list.appendChild(card);

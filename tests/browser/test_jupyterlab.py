@@ -157,7 +157,8 @@ def test_profile_cell_then_drill_down(browser, lab, front_end):
         widget.screenshot(path=shot("timeline"))
         draws = page.evaluate("() => Number(document.querySelector('.cnb-timeline').dataset.draws)")
         page.wait_for_timeout(700)
-        assert page.evaluate("() => Number(document.querySelector('.cnb-timeline').dataset.draws)") == draws  # idle: no redraw loop
+        # idle: no redraw loop (a loop would draw ~40 frames here; a late layout change may cost one or two)
+        assert page.evaluate("() => Number(document.querySelector('.cnb-timeline').dataset.draws)") <= draws + 2
 
         # hotspot row -> the timeline selects (and zooms to) the heaviest occurrence
         page.click(".cnb-tab[data-tab=hotspots]")
