@@ -51,6 +51,12 @@ MAGIC = "%%cann_profile"
 
 def profile_flags(fn):
     """magic_arguments decorators for the shared PROFILE_FLAGS, plus the magic's own --no-display."""
+    fn = argument("--items", default=None, metavar="VAR",
+                  help="with --sweep: the variable that counts items per run (time per item, throughput); "
+                       "default: a swept batch_size/batch/bs/n_items variable of positive integers")(fn)
+    fn = argument("--sweep", action="append", default=None, metavar="VAR=V1,V2",
+                  help="run the cell once per value (repeatable: every combination), VAR set in the namespace; "
+                       "shows a scaling table with the best configuration marked (see cann_nb.sweep)")(fn)
     fn = argument("--no-display", dest="display", action="store_false", default=True,
                   help="store the profile, show nothing")(fn)
     for flags, kwargs in reversed(PROFILE_FLAGS):
@@ -85,6 +91,14 @@ class CannNbMagics(Magics):
             model(x)
         """
         args = self.runtime.parse(line)
+        if args.sweep:  # the input transformer leaves sweep cells to this magic
+            from .errors import CannNbError
+            from .sweep import run_in_shell
+
+            try:
+                return run_in_shell(self.runtime, args, cell)
+            except CannNbError as exc:
+                raise UsageError(str(exc)) from None
         # Reached only when the input transformer was bypassed (e.g. run_cell_magic called directly).
         if args.collector_names is None:
             try:
@@ -113,6 +127,29 @@ class CannNbMagics(Magics):
         """Import a profile recorded elsewhere, store it and return it (a Profile, or a group of ranks)."""
         args = parse_argstring(self.cann_load, line)
         return self.runtime.load(args)
+
+    @magic_arguments()
+    @argument("base", help="the profile before: a name in the store (NAME, NAME@k) or a path")
+    @argument("new", help="the profile after")
+    @argument("-o", "--output", default=None, help="store directory (default: $CANN_NB_DIR or ./profile_results)")
+    @argument("--test", choices=("welch", "mannwhitney"), default="welch",
+              help="significance test on per-step samples (default welch)")
+    @argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    @argument("--no-record", dest="record", action="store_false", default=True,
+              help="do not add resolved findings to the store's gain track record")
+    @line_magic
+    def cann_compare(self, line):
+        """Compare two profiles: per-op deltas (delta = new - base, + is slower), buckets, end-to-end,
+        memory and findings; shows the diff view. Returns a cann_nb.comparison.Comparison."""
+        from .comparison import compare
+        from .errors import CannNbError
+
+        args = parse_argstring(self.cann_compare, line)
+        try:
+            return compare(args.base.strip("'\""), args.new.strip("'\""), store=self.runtime.store(args.output).root,
+                           test=args.test, alpha=args.alpha, record=None if args.record else False)
+        except CannNbError as exc:
+            raise UsageError(str(exc)) from None
 
     @magic_arguments()
     @argument("-o", "--output", default=None, help="store directory (default: $CANN_NB_DIR or ./profile_results)")
@@ -244,6 +281,8 @@ class Runtime:
             args = self.parse(arg_line)
         except UsageError:
             return lines  # the real cell magic reports the error with IPython's usual formatting
+        if args.sweep:
+            return lines  # a sweep runs the cell several times: the cell magic drives it
         self.pending = args
         return ["# " + first.rstrip("\n") + "\n"] + lines[1:]
 
@@ -257,6 +296,8 @@ class Runtime:
         options = flags.options(args)
         source = {"kind": "cell", "execution_count": self.shell.execution_count,
                   "cell": self._raw_cell(), "repeat": args.repeat, "warmup": args.warmup}
+        if getattr(args, "sweep_point", None):
+            source["sweep"] = args.sweep_point
         session = CollectionSession(name, args.collector_names, options, source)
         self.run = _Run(args, session)
         if args.warmup == 0:
@@ -332,9 +373,7 @@ class Runtime:
             print(f"cann_nb: {exc}", file=sys.stderr)
         self.last = profile
         if run.args.display:
-            from IPython.display import display
-
-            display(profile)
+            show(profile)
 
     def load(self, args):
         from pathlib import Path
@@ -369,6 +408,21 @@ class Runtime:
     def _raw_cell(self) -> str:
         hist = getattr(self.shell.history_manager, "input_hist_raw", None)
         return hist[-1] if hist else ""
+
+
+def show(profile) -> None:
+    """The tabbed widget view with its text/plain and static HTML fallbacks; the fallbacks alone if
+    the widgets cannot be built (their error is one line, never a traceback in the user's cell)."""
+    from IPython.display import display
+
+    try:
+        from .widgets import show as show_widgets
+
+        show_widgets(profile)
+    except Exception as exc:
+        print(f"cann_nb: interactive view unavailable ({type(exc).__name__}: {exc}); static summary below",
+              file=sys.stderr)
+        display(profile)
 
 
 _RUNTIMES: dict[int, Runtime] = {}

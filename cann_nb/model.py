@@ -256,6 +256,31 @@ class Profile:
 
         return hotspots(self.events, by=by, **kwargs)
 
+    def findings(self) -> pd.DataFrame:
+        """The advisor's findings as a DataFrame, largest estimated gain first."""
+        from .analyze.api import findings
+        from .analyze.finding import findings_frame
+
+        return findings_frame(findings(self))
+
+    def analyze(self) -> dict:
+        """DESIGN.md's ``analyze --json`` object: meta, summary, hotspots, findings."""
+        from .analyze.api import analyze
+
+        return analyze(self)
+
+    def show(self) -> None:
+        """The tabbed interactive view (Overview, Timeline, Hotspots, Suggestions, Memory)."""
+        from .widgets import show
+
+        show(self)
+
+    def to_chrome_trace(self, path) -> None:
+        """Write a Chrome-trace JSON (.json or .json.gz) that Perfetto UI and chrome://tracing open."""
+        from .ingest.chrome_export import write_chrome_trace
+
+        write_chrome_trace(self, path)
+
     def summary_text(self) -> str:
         from .report.static import summary_text
 
