@@ -62,7 +62,19 @@ def measure(case, repeats: int) -> dict:
     return {"state": s, "slow_s": ts, "fixed_s": tf, "measured_pct": 100.0 * (1.0 - tf / ts)}
 
 
-def profile_torch(case, state):
+def profile_torch(case, state, via: str = "collector"):
+    """The slow twin profiled as a user would: cann_nb's torch collector (shapes and memory on), or
+    torch.profiler + the Kineto importer (``via="kineto"``)."""
+    if via == "collector":
+        from cann_nb.collect.base import CollectOptions
+        from cann_nb.collect.session import CollectionSession
+        sess = CollectionSession(case.name, ("torch",), CollectOptions(shapes=True, memory=True))
+        sess.start()
+        try:
+            case.slow(state)
+        finally:
+            sess.stop()
+        return sess.finish()
     import torch
     from cann_nb.ingest.kineto import read_kineto
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU], record_shapes=True,
@@ -95,7 +107,7 @@ def judge(fs, categories, measured: float) -> dict:
             "top": [{"rule": f.rule, "category": f.category, "gain_pct": f.est_gain_pct, "title": f.title} for f in top]}
 
 
-def run_cpu(names, repeats: int) -> list[dict]:
+def run_cpu(names, repeats: int, via: str = "collector") -> list[dict]:
     from cases import CASES
     try:
         import torch
@@ -110,7 +122,7 @@ def run_cpu(names, repeats: int) -> list[dict]:
             continue
         m = measure(case, repeats)
         t0 = time.perf_counter()
-        prof = profile_torch(case, m["state"]) if case.kind == "torch" else profile_python(case, m["state"])
+        prof = profile_torch(case, m["state"], via) if case.kind == "torch" else profile_python(case, m["state"])
         fs = findings(prof)
         res = {"case": case.name, "kind": case.kind, "planted": list(case.categories), "note": case.note,
                "slow_ms": 1e3 * m["slow_s"], "fixed_ms": 1e3 * m["fixed_s"], "measured_pct": m["measured_pct"],
@@ -167,12 +179,15 @@ def main(argv=None):
     ap.add_argument("--only", nargs="*", default=None)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--skip-cpu", action="store_true")
+    ap.add_argument("--via", choices=("collector", "kineto"), default="collector",
+                    help="torch cases: cann_nb's torch collector, or torch.profiler + the Kineto importer")
     ap.add_argument("--out", default=str(HERE.parent / "results" / "advisor.json"))
     a = ap.parse_args(argv)
     t = time.perf_counter()
-    rows = ([] if a.skip_cpu else run_cpu(a.only, a.repeats)) + run_gpu(a.only)
+    rows = ([] if a.skip_cpu else run_cpu(a.only, a.repeats, a.via)) + run_gpu(a.only)
     summary = summarize(rows)
     summary["seconds"] = round(time.perf_counter() - t, 1)
+    summary["via"] = a.via
     print(json.dumps(summary, indent=2))
     Path(a.out).parent.mkdir(parents=True, exist_ok=True)
     Path(a.out).write_text(json.dumps({"summary": summary, "cases": rows}, indent=2, default=float))

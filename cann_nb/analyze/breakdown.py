@@ -34,22 +34,24 @@ def _host_label(ctx, rows) -> np.ndarray:
     return lab
 
 
-def device_breakdown(profile, include_host: bool = True) -> pd.DataFrame:
+def device_breakdown(profile, include_host: bool = True, window: tuple | None = None) -> pd.DataFrame:
     ctx = context(profile)
-    return ctx.memo(("device_breakdown", include_host), lambda: _device_breakdown(profile, include_host)).copy()
+    key = ("device_breakdown", include_host, tuple(window) if window else None)
+    return ctx.memo(key, lambda: _device_breakdown(profile, include_host, window)).copy()
 
 
-def _device_breakdown(profile, include_host: bool) -> pd.DataFrame:
+def _device_breakdown(profile, include_host: bool, window=None) -> pd.DataFrame:
     """One row per device: ``wall_ns, busy_ns, compute_ns, communication_ns, memcpy_ns, idle_ns`` plus
     ``span_ns`` (first to last task) and ``idle_in_span_ns`` (HTA's idle: gaps between the first and
     the last task) and percentages of the wall time.
 
     Exclusive attribution: compute > communication > memcpy (memset counts as memcpy), so busy =
     compute + communication + memcpy and busy + idle = wall, exactly. For the host ('cpu'), busy is
-    time inside any host op, runtime call or Python function except sync waits.
+    time inside any host op, runtime call or Python function except sync waits. ``window=(lo, hi)``
+    restricts everything to that time range (e.g. some steps).
     """
     ctx = context(profile)
-    lo, hi = ctx.window
+    lo, hi = (int(window[0]), int(window[1])) if window else ctx.window
     wall = hi - lo
     rows_out = []
     for dev in ctx.accel_devices:

@@ -148,6 +148,11 @@ def python_gaps(ctx, th):
     for f in ctx.host_flags.values():
         flagged[own >= 0] |= f[own[own >= 0]]
     gap &= ~flagged
+    # only between the first and the last framework op: the time before and after them is the
+    # collectors' start/stop and the cell's set-up and tear-down, not the loop
+    on_main = (ctx.role == C.R["op"]) & (ctx.track_code == ctx.main_track)
+    first_op, last_op = ctx.start[on_main].min(), ctx.end[on_main].max()
+    gap &= (rep.seg_start >= first_op) & (rep.seg_end <= last_op)
     if rep.tail_piece >= 0:
         gap[rep.tail_piece] = False
     # not inside a small-op run (those are the per-call overhead of small_ops)
