@@ -2,6 +2,8 @@
 whose ``render`` picks the view from ``_view``). Binary columns travel as bytes inside the ``timeline``
 dict (ipywidgets moves them as binary buffers, not JSON).
 
+The wire format of the data traits and the custom messages is in ``_protocol.py``.
+
 Traits written by the front end (read them from Python, link them with ``traitlets.link``):
 ``selected_id`` (event id of the selected event, -1 none), ``viewport`` ([t0_ns, t1_ns] after the user
 stops zooming), ``search``, ``selected_op`` (the hotspot row clicked), ``selected_finding`` (index),
@@ -17,6 +19,7 @@ import traitlets as t
 from ..report.static import summary_html, summary_text
 from . import _bundle
 from ._encode import DEFAULT_MAX_EVENTS, column, encode_events
+from ._protocol import BokehJSReply
 from ._tables import device_breakdown, diff_payload, findings_payload, hotspot_tables, overview_payload
 
 
@@ -193,9 +196,9 @@ class ChartsView(_View):
         self.on_msg(self._on_custom_msg)
 
     def _on_custom_msg(self, widget, content, buffers):
-        if isinstance(content, dict) and content.get("type") == "bokehjs?":
-            self.send({"type": "bokehjs", "version": _bundle.bokeh_version()},
-                      [_bundle.bokehjs_source().encode("utf-8")])
+        if isinstance(content, dict) and content.get("type") == "bokehjs?":  # BokehJSRequest
+            reply: BokehJSReply = {"type": "bokehjs", "version": _bundle.bokeh_version()}
+            self.send(reply, [_bundle.bokehjs_source().encode("utf-8")])
 
 
 class ProfileView(_TimelineMixin, ChartsView):
