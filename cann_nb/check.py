@@ -166,14 +166,16 @@ def check_metric_name(name: str) -> str:
 
 def metric_value(profile, name: str) -> MetricValue:
     """The value of one metric on one profile; CheckInputError when the profile cannot give it."""
-    from .comparison import _per_step, step_spans
+    from .comparison import STEP_COVERAGE, _per_step, step_spans, steps_cover_wall
 
     label = profile.name or "profile"
     spans = step_spans(profile)
     if name == "e2e":
         if not len(profile.events) and not profile.meta.get("wall_ns"):
             raise CheckInputError(f"profile {label!r} is empty: no events and no wall time")
-        samples = spans["dur_ns"].to_numpy(float) if len(spans) >= 2 else None
+        # the steps judge the end-to-end time only when they cover it (setup outside them could change)
+        samples = spans["dur_ns"].to_numpy(float) \
+            if len(spans) >= 2 and steps_cover_wall(profile, spans) >= STEP_COVERAGE else None
         return MetricValue(name, "time", float(profile.wall_ns), samples)
     if name in STEP_METRICS:
         if not len(spans):
@@ -195,6 +197,8 @@ def metric_value(profile, name: str) -> MetricValue:
         if len(spans) >= 2:
             per = _per_step(ev[sel], "name", spans)
             samples = per.sum(axis=0).to_numpy(float) if per is not None and len(per) else np.zeros(len(spans))
+            if samples.sum() < STEP_COVERAGE * total:  # mostly outside the steps: they cannot judge it
+                samples = None
         return MetricValue(name, "time", total, samples)
     m = _AGG_RE.match(name)
     agg, counter = (m.group("agg"), m.group("name")) if m else ("mean", name)

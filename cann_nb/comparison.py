@@ -33,7 +33,7 @@ table lists each side's devices.
 from __future__ import annotations
 
 import math
-from collections import Counter
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -50,6 +50,7 @@ BUCKETS = ("slower", "faster", "added", "removed", "unchanged")
 DEFAULT_MIN_EFFECT_PCT = 5.0
 DEFAULT_MIN_SHARE_PCT = 0.1
 MIN_EFFECT_FLOOR_NS = 1_000
+STEP_COVERAGE = 0.9   # samples per step judge a quantity only when >= 90 % of it lies inside the steps
 DIRECTION = ("delta = new - base (positive = slower / larger); delta_pct = 100 * delta / base; "
              "ratio = new / base (> 1 = slower / larger)")
 OP_COLUMNS = ["cat", "base_count", "new_count", "base_total_ns", "new_total_ns", "base_mean_ns", "new_mean_ns",
@@ -374,6 +375,12 @@ def _op_table(base, new, by: str, b_spans, n_spans, scale_b: float, scale_n: flo
         sn = pn.reindex(idx, fill_value=0).to_numpy(float) if pn is not None else None
         if sb is not None and sn is not None:
             p = sig.p_values(sb, sn, test)
+            # an op whose time lies mostly outside the steps (setup, teardown) cannot be judged
+            # from its per-step samples: its significance is unknown
+            raw_b = m["total_ns_b"].fillna(0).to_numpy(float)
+            raw_n = m["total_ns_n"].fillna(0).to_numpy(float)
+            inside = (_covered(sb.sum(axis=1), raw_b) & _covered(sn.sum(axis=1), raw_n))
+            p = np.where(inside, p, np.nan)
     out["p_value"] = p
     significant = pd.array(np.where(np.isfinite(p), p < alpha, False), dtype="boolean")
     significant[~np.isfinite(p)] = pd.NA
@@ -393,6 +400,24 @@ def _op_table(base, new, by: str, b_spans, n_spans, scale_b: float, scale_n: flo
     return out.iloc[order].reset_index(drop=True)[VIEW_KEYS[by] + OP_COLUMNS]
 
 
+def _covered(in_steps, total) -> np.ndarray:
+    """True where at least STEP_COVERAGE of ``total`` lies inside the steps (or there is no time)."""
+    in_steps, total = np.asarray(in_steps, float), np.asarray(total, float)
+    return (total <= 0) | (in_steps >= STEP_COVERAGE * total)
+
+
+def steps_cover_wall(profile, spans: pd.DataFrame) -> float:
+    """The fraction of the profile's end-to-end time inside its steps."""
+    wall = float(profile.wall_ns)
+    if wall <= 0 or not len(spans):
+        return 0.0
+    s, e = spans["start_ns"].to_numpy(), spans["end_ns"].to_numpy()
+    from .analyze.intervals import union
+
+    us, ue = union(s, e)
+    return min(float((np.asarray(ue) - np.asarray(us)).sum()) / wall, 1.0)
+
+
 def _step_summary(spans: pd.DataFrame) -> dict:
     d = spans["dur_ns"].to_numpy(float) if len(spans) else np.empty(0)
     if not len(d):
@@ -402,11 +427,25 @@ def _step_summary(spans: pd.DataFrame) -> dict:
             "std_ns": float(d.std(ddof=1)) if len(d) > 1 else 0.0}
 
 
-def _memory_table(base, new) -> pd.DataFrame:
+def _accel(devs) -> list:
+    return [d for d in devs if d not in ("cpu", "host:rss") and not str(d).startswith("host")]
+
+
+def device_alignment(base, new) -> dict:
+    """{new device: base device} when each profile has one accelerator of the same kind under another
+    index (rank 0 on npu:0 vs rank 1 on npu:1): they are compared with each other."""
+    db = _accel(sorted({str(d) for d in base.events["device"].dropna().unique()}))
+    dn = _accel(sorted({str(d) for d in new.events["device"].dropna().unique()}))
+    if len(db) == 1 and len(dn) == 1 and db != dn and _device_kind(db[0]) == _device_kind(dn[0]):
+        return {dn[0]: db[0]}
+    return {}
+
+
+def _memory_table(base, new, align: dict) -> pd.DataFrame:
     from .analyze.memory import peak_memory
 
     pb = peak_memory(base.memory, base.counters)
-    pn = peak_memory(new.memory, new.counters)
+    pn = {align.get(k, k): v for k, v in peak_memory(new.memory, new.counters).items()}
     devs = sorted(set(pb) | set(pn))
     rows = []
     for d in devs:
@@ -419,13 +458,13 @@ def _memory_table(base, new) -> pd.DataFrame:
                                        "ratio"])
 
 
-def _device_table(base, new, scale_b: float, scale_n: float, notes: list) -> pd.DataFrame:
+def _device_table(base, new, scale_b: float, scale_n: float, notes: list, align: dict) -> pd.DataFrame:
     from .analyze.breakdown import summary_devices
 
     cols = ["device", "metric", "base_ns", "new_ns", "delta_ns", "delta_pct"]
     try:
         db = summary_devices(base) if len(base.events) else {}
-        dn = summary_devices(new) if len(new.events) else {}
+        dn = {align.get(k, k): v for k, v in (summary_devices(new) if len(new.events) else {}).items()}
     except Exception as exc:  # an analysis failure must not lose the rest of the comparison
         notes.append(f"per-device breakdown unavailable: {type(exc).__name__}: {exc}")
         return pd.DataFrame(columns=cols)
@@ -440,11 +479,31 @@ def _device_table(base, new, scale_b: float, scale_n: float, notes: list) -> pd.
 
 
 def finding_key(f: dict) -> tuple:
-    """A finding's identity across profiles: its rule and the ops it names (titles carry numbers)."""
+    """A finding's identity: its rule and the ops it names (titles carry numbers)."""
     return (f.get("rule"), tuple(sorted(str(o) for o in (f.get("ops") or ()))))
 
 
+def _device_kind(dev) -> str | None:
+    return re.sub(r":\d+$", "", str(dev)) if dev else None
+
+
+def same_finding(fb: dict, fn: dict) -> bool:
+    """Is ``fn`` (new profile) the same finding as ``fb`` (base)? The same rule, and: for a finding about
+    a device, the same kind of device (npu:0 and npu:1 match; a rank's device index is incidental);
+    otherwise at least one op in common (or no ops on either side)."""
+    if fb.get("rule") != fn.get("rule"):
+        return False
+    db = _device_kind((fb.get("evidence") or {}).get("device"))
+    dn = _device_kind((fn.get("evidence") or {}).get("device"))
+    if db or dn:
+        return db == dn
+    ob, on = set(fb.get("ops") or ()), set(fn.get("ops") or ())
+    return (not ob and not on) or bool(ob & on)
+
+
 def _findings(base, new, notes: list) -> dict:
+    """Base findings without a match in the new profile are ``resolved``, new ones without a match in
+    the base ``appeared``, matched pairs ``persisted`` (with the base's estimate beside the new one)."""
     from .analyze.api import findings as advisor, json_safe
 
     out = {"appeared": [], "resolved": [], "persisted": []}
@@ -454,27 +513,24 @@ def _findings(base, new, notes: list) -> dict:
     except Exception as exc:
         notes.append(f"findings unavailable: {type(exc).__name__}: {exc}")
         return out
-    nb = Counter(finding_key(f) for f in fb)
-    nn = Counter(finding_key(f) for f in fn)
-    seen: Counter = Counter()
+    taken = [False] * len(fn)
     for f in fb:
-        k = finding_key(f)
-        seen[k] += 1
-        if seen[k] > nn.get(k, 0):
+        ops = set(f.get("ops") or ())
+        best, best_score = None, -1.0
+        for j, g in enumerate(fn):
+            if taken[j] or not same_finding(f, g):
+                continue
+            other = set(g.get("ops") or ())
+            score = len(ops & other) / len(ops | other) if ops | other else 1.0
+            if score > best_score:
+                best, best_score = j, score
+        if best is None:
             out["resolved"].append(f)
-    seen = Counter()
-    by_key = {}
-    for f in fb:
-        by_key.setdefault(finding_key(f), []).append(f)
-    for f in fn:
-        k = finding_key(f)
-        seen[k] += 1
-        if seen[k] > nb.get(k, 0):
-            out["appeared"].append(f)
         else:
-            old = by_key[k][seen[k] - 1]
-            out["persisted"].append({**f, "base_est_gain_ns": old.get("est_gain_ns"),
-                                     "base_title": old.get("title")})
+            taken[best] = True
+            g = fn[best]
+            out["persisted"].append({**g, "base_est_gain_ns": f.get("est_gain_ns"), "base_title": f.get("title")})
+    out["appeared"] = [g for j, g in enumerate(fn) if not taken[j]]
     return out
 
 
@@ -508,14 +564,22 @@ def compare(base, new, *, views=VIEWS, test: str = sig.DEFAULT_TEST, alpha: floa
     use_steps = nb >= sig.MIN_SAMPLES and nn >= sig.MIN_SAMPLES
     unknown_reason = None
     if not use_steps:
-        parts = [f"the {side} profile has {k} recorded step{'' if k == 1 else 's'}"
-                 for side, k in (("base", nb), ("new", nn)) if k < sig.MIN_SAMPLES]
-        unknown_reason = (" and ".join(parts) + "; profile both with --repeat N (N >= 2) or cann_nb.step() "
+        if nb == nn:
+            have = f"both profiles have {nb} recorded step{'' if nb == 1 else 's'}"
+        else:
+            have = " and ".join(f"the {side} profile has {k} recorded step{'' if k == 1 else 's'}"
+                                for side, k in (("base", nb), ("new", nn)) if k < sig.MIN_SAMPLES)
+        unknown_reason = (have + "; profile both with --repeat N (N >= 2) or cann_nb.step() "
                           "to test changes against run-to-run noise")
     # end-to-end
     wb, wn = float(base.wall_ns) * scale_b, float(new.wall_ns) * scale_n
     p_e2e = sig.p_value(b_spans["dur_ns"].to_numpy(float), n_spans["dur_ns"].to_numpy(float), test) \
         if use_steps else math.nan
+    cover = (steps_cover_wall(base, b_spans), steps_cover_wall(new, n_spans))
+    if use_steps and min(cover) < STEP_COVERAGE:
+        p_e2e = math.nan  # time outside the steps changed the end-to-end time too: the steps cannot tell
+        notes.append(f"the steps cover {100 * cover[0]:.0f}% and {100 * cover[1]:.0f}% of the end-to-end times "
+                     f"(< {100 * STEP_COVERAGE:.0f}%): the end-to-end change is not tested for significance")
     e2e = {"base_ns": wb, "new_ns": wn, "delta_ns": wn - wb,
            "delta_pct": 100.0 * (wn - wb) / wb if wb > 0 else math.nan,
            "ratio": wn / wb if wb > 0 else math.nan, "p_value": p_e2e,
@@ -528,6 +592,9 @@ def compare(base, new, *, views=VIEWS, test: str = sig.DEFAULT_TEST, alpha: floa
         steps["delta_median_ns"] = mn - mb
         steps["delta_pct"] = 100.0 * (mn - mb) / mb if mb > 0 else None
     floor_ns = max(MIN_EFFECT_FLOOR_NS, min_share_pct / 100.0 * wb)
+    align = device_alignment(base, new)
+    for dn_, db_ in align.items():
+        notes.append(f"the new profile's {dn_} is compared with the base's {db_} (each has one such device)")
     tables = {v: _op_table(base, new, v, b_spans, n_spans, scale_b, scale_n, floor_ns, use_steps, test, alpha,
                            min_effect_pct) for v in views}
     if "name" not in tables:
@@ -549,7 +616,8 @@ def compare(base, new, *, views=VIEWS, test: str = sig.DEFAULT_TEST, alpha: floa
                         + ("" if use_steps else "; significance unknown: " + unknown_reason)),
     }
     cmp = Comparison(base=base, new=new, tables=tables, e2e=e2e, steps=steps,
-                     memory=_memory_table(base, new), devices=_device_table(base, new, scale_b, scale_n, notes),
+                     memory=_memory_table(base, new, align),
+                     devices=_device_table(base, new, scale_b, scale_n, notes, align),
                      findings=_findings(base, new, notes) if with_findings else
                      {"appeared": [], "resolved": [], "persisted": []},
                      settings=settings, notes=notes)
