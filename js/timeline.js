@@ -66,6 +66,7 @@ export class Timeline {
       h("div", { class: "cnb-tl-wrap" }, this.scroller, this.tooltip), this.status, this.details);
     this.ctx = this.canvas.getContext("2d");
     this.el.__cnbStats = this.stats; // for benchmarks and tests: draw timings
+    this.el.__cnbTimeline = this;    // for tests: geometry of events
     this.layout();
     this.bind();
     this.renderDetails();

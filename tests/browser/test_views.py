@@ -117,12 +117,19 @@ def test_hover_tooltip_click_details_parent_chain_and_flow_arrow(page, prof, tmp
     # follow the link to the launched kernel: its details say who launched it
     page.click(".cnb-details .cnb-chain:last-child .cnb-link")
     assert "launched by: cudaLaunchKernel" in page.inner_text(".cnb-details")
-    # hover over the selected kernel shows a tooltip with name, duration and self time
+    # hovering the selected kernel shows a tooltip with its name, duration and self time
     sel = int(tl_data(page)["selected"])
     assert sel >= 0
+    ev = page.evaluate("""(i) => { const t = document.querySelector('.cnb-timeline').__cnbTimeline;
+        const b = t.eventBox(i, t.scroller.scrollTop); return {x: (b.x0 + b.x1) / 2, y: b.y + b.h / 2}; }""", sel)
     box = page.locator(".cnb-tl-canvas").bounding_box()
-    page.mouse.move(box["x"] + LABEL_W + (box["width"] - LABEL_W) / 2, box["y"] + 5)
+    page.mouse.move(box["x"] + ev["x"], box["y"] + ev["y"])
+    tip = page.locator(".cnb-tooltip")
+    tip.wait_for(state="visible")
+    text = tip.inner_text()
+    assert "duration" in text and "self" in text and "kernel" in text
     page.mouse.move(box["x"] + 5, box["y"] + 5)
+    tip.wait_for(state="hidden")
     assert not page.errors
 
 
