@@ -10,6 +10,8 @@ __version__ = "0.1.0"
 
 from .errors import CannNbError, CollectorUnavailable, ProfileValidationError, StoreError, TraceFormatError
 from .model import Profile
+from .api import Profiler, start_continuous_monitoring, stop_continuous_monitoring  # Python API, monitoring
+from .custom_metrics import add_custom_metric, remove_custom_metric
 
 
 def load_ipython_extension(ipython):
@@ -60,3 +62,5 @@ __all__ = [
     "Profile", "load", "load_session", "compare", "step", "CannNbError", "CollectorUnavailable",
     "ProfileValidationError", "StoreError", "TraceFormatError", "__version__",
 ]
+__all__ += ["Profiler", "start_continuous_monitoring", "stop_continuous_monitoring", "add_custom_metric",
+            "remove_custom_metric"]
