@@ -178,6 +178,11 @@ def _frequent_sequences(ctx, level, min_len, max_len, min_count, top) -> pd.Data
     # single-op "patterns" (n=1) only when min_len asked for them; drop periodic repeats (A>A>A)
     tokens = out["pattern"].str.split(" > ")
     out = out[tokens.map(lambda t: len(t) == 1 or not _is_repetition(t))]
+    # rotations of one loop body (A>B>C, B>C>A...) are one pattern: keep the most frequent
+    rot = out["pattern"].map(lambda p: min(" > ".join(t[i:] + t[:i]) for t in [p.split(" > ")]
+                                           for i in range(len(t))))
+    out = out.assign(_rot=rot.to_numpy()).sort_values("count", ascending=False, kind="stable")
+    out = out[~out["_rot"].duplicated()].drop(columns="_rot")
     # closed patterns: drop one contained in a longer pattern that occurs at least 90 % as often
     out = out.sort_values(["n", "count"], ascending=[False, False]).reset_index(drop=True)
     keep = np.ones(len(out), dtype=bool)
@@ -207,33 +212,47 @@ def _frequent_sequences(ctx, level, min_len, max_len, min_count, top) -> pd.Data
 
 def elementwise_chains(profile, level: str = "host", min_len: int = 3, min_count: int = 3, max_len: int = 12,
                        top: int = 10) -> pd.DataFrame:
-    """Frequent sequences made only of elementwise ops (fusion candidates: each op reads and writes the
-    whole tensor). Columns ``pattern, n, count, exec_ns, span_ns, max_op_ns`` (sum over occurrences
-    of the chain's largest op), ``rows`` (first rows of up to 20 occurrences), ``all_rows``."""
+    """Runs of elementwise ops inside the frequent sequences (fusion candidates: each op reads and
+    writes the whole tensor). Columns ``pattern, n, count, exec_ns, span_ns, max_op_ns`` (sum over
+    occurrences of the chain's largest op), ``rows`` (first rows of up to 20 occurrences), ``all_rows``."""
     cols = ["pattern", "n", "count", "exec_ns", "span_ns", "max_op_ns", "rows", "all_rows"]
-    fs = frequent_sequences(profile, level=level, min_len=min_len, max_len=max_len, min_count=min_count, top=300)
-    if not len(fs):
-        return pd.DataFrame(columns=cols)
-    ok = fs["pattern"].map(lambda p: all(ELEMENTWISE_RE.search(t) for t in p.split(" > ")))
-    fs = fs[ok]
+    fs = frequent_sequences(profile, level=level, min_len=2, max_len=max_len, min_count=min_count, top=300)
     if not len(fs):
         return pd.DataFrame(columns=cols)
     ctx = context(profile)
-    mx = []
-    for rows_, n in zip(fs["all_rows"], fs["n"]):
-        d = ctx.dur[np.asarray(rows_, dtype=I64)].reshape(-1, n)
-        mx.append(int(d.max(axis=1).sum()))
-    fs = fs.assign(max_op_ns=mx)
-    # overlapping patterns (shifted windows of the same loop): keep the one covering the most time
-    fs = fs.sort_values("exec_ns", ascending=False)
-    kept, seen = [], set()
-    for i, r in fs.iterrows():
-        rr = set(np.asarray(r["all_rows"]).tolist())
-        if len(rr & seen) > 0.5 * len(rr):
+    chains: dict[str, list] = {}
+    seen: set = set()
+    for text, n, all_rows in zip(fs["pattern"], fs["n"], fs["all_rows"]):
+        toks = text.split(" > ")
+        ew = [bool(ELEMENTWISE_RE.search(t)) for t in toks]
+        grid = np.asarray(all_rows, dtype=I64).reshape(-1, n)
+        i = 0
+        while i < n:
+            if not ew[i]:
+                i += 1
+                continue
+            j = i
+            while j + 1 < n and ew[j + 1]:
+                j += 1
+            if j - i + 1 >= min_len:
+                key = " > ".join(toks[i:j + 1])
+                for occ in grid[:, i:j + 1]:
+                    if int(occ[0]) not in seen:
+                        seen.add(int(occ[0]))
+                        chains.setdefault(key, []).append(occ)
+            i = j + 1
+    out = []
+    for key, occ in chains.items():
+        if len(occ) < min_count:
             continue
-        kept.append(i)
-        seen |= rr
-    return fs.loc[kept].head(top).reset_index(drop=True)[cols]
+        g = np.vstack(occ)
+        d = ctx.dur[g]
+        out.append({"pattern": key, "n": g.shape[1], "count": len(occ), "exec_ns": int(d.sum()),
+                    "span_ns": int((ctx.end[g[:, -1]] - ctx.start[g[:, 0]]).sum()), "max_op_ns": int(d.max(axis=1).sum()),
+                    "rows": g[:20, 0].tolist(), "all_rows": g.ravel()})
+    if not out:
+        return pd.DataFrame(columns=cols)
+    return pd.DataFrame(out, columns=cols).sort_values("exec_ns", ascending=False).head(top).reset_index(drop=True)
 
 
 def idioms(profile, level: str = "host", min_count: int = 2) -> pd.DataFrame:

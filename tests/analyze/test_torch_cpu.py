@@ -1,0 +1,74 @@
+"""The advisor on real CPU profiles taken with cann_nb's torch collector (small, fast cases)."""
+
+from __future__ import annotations
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from cann_nb.analyze import findings  # noqa: E402
+from cann_nb.collect.base import CollectOptions  # noqa: E402
+from cann_nb.collect.session import CollectionSession  # noqa: E402
+
+
+def profile(fn):
+    fn()  # warm-up
+    sess = CollectionSession("t", ("torch",), CollectOptions(shapes=True, memory=True))
+    sess.start()
+    try:
+        fn()
+    finally:
+        sess.stop()
+    prof = sess.finish()
+    if prof.meta["collectors"].get("torch", {}).get("status") != "ok":
+        pytest.skip(f"torch collector unavailable: {prof.meta['collectors']}")
+    return prof
+
+
+def top3(prof):
+    return [f for f in findings(prof)[:3]]
+
+
+def test_per_element_loop_is_small_ops():
+    x = torch.rand(1500)
+
+    def slow():
+        out = torch.empty_like(x)
+        for i in range(x.shape[0]):
+            out[i] = x[i] * 2.0 + 1.0
+        return out
+
+    fs = top3(profile(slow))
+    hit = [f for f in fs if f.rule == "small_ops"]
+    assert hit and hit[0].est_gain_pct > 50
+
+
+def test_float64_matmuls_are_flagged():
+    a = torch.randn(256, 256, dtype=torch.float64)
+
+    def slow():
+        acc = a
+        for _ in range(8):
+            acc = torch.tanh(acc @ a) * 0.5
+        return acc
+
+    fs = top3(profile(slow))
+    hit = [f for f in fs if f.rule == "float64"]
+    assert hit and 20 < hit[0].est_gain_pct < 70
+    assert "aten::mm" in hit[0].ops or "aten::matmul" in hit[0].ops
+
+
+def test_hoistable_inverse_is_redundant():
+    g = torch.Generator().manual_seed(0)
+    m = torch.randn(128, 128, generator=g)
+    A = m @ m.t() + 128 * torch.eye(128)
+    x = torch.randn(32, 128, generator=g)
+
+    def slow():
+        out = []
+        for i in range(10):
+            out.append((x * (i + 1)) @ torch.linalg.inv(A))
+        return out
+
+    fs = top3(profile(slow))
+    assert any(f.category == "redundant" for f in fs), [(f.rule, f.est_gain_pct) for f in fs]
