@@ -35,24 +35,6 @@ def jsonable(x, _depth: int = 0):
     return str(x)
 
 
-_NO_MODULE = "\x00no module"
-
-
-def _hotspots(events: pd.DataFrame, by: str) -> pd.DataFrame:
-    try:
-        return hotspots(events, by=by)
-    except ValueError:
-        if by != "module":
-            raise
-    # hotspots(by="module") fails on read-only masks under pandas copy-on-write: same result by
-    # grouping on a name column that holds the module (self time still from the full nesting)
-    ev = events.copy()
-    ev["name"] = ev["module"].astype(object).where(ev["module"].notna(), _NO_MODULE).astype("category")
-    df = hotspots(ev, by="name")
-    df = df[df["name"] != _NO_MODULE].rename(columns={"name": "module"}).reset_index(drop=True)
-    return df
-
-
 def hotspot_tables(events: pd.DataFrame, limit: int = TABLE_LIMIT) -> dict:
     """{grouping: {"columns": [...], "data": {col: [...]}, "total_rows": n}} for the groupings that apply."""
     out = {}
@@ -61,7 +43,7 @@ def hotspot_tables(events: pd.DataFrame, limit: int = TABLE_LIMIT) -> dict:
             continue
         if by == "name+shapes" and ("shapes" not in events.columns or not events["shapes"].notna().any()):
             continue
-        df = _hotspots(events, by)
+        df = hotspots(events, by=by)
         total = len(df)
         df = df.head(limit)
         data = {}
