@@ -1,0 +1,206 @@
+"""cann-nb analyze / compare / check / report / run --skip-steps: outputs and exit codes.
+
+Most cases call ``cli.main`` in-process (fast); a few run the real console entry point as CI would."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+import pytest
+
+import cann_nb
+from cann_nb import cli
+from cann_nb.store import Session
+
+from .synth_steps import empty, stepped
+
+OPS = {"aten::mm": 10_000_000, "aten::add": 2_000_000}
+
+
+def run_cli(capsys, *args):
+    code = cli.main([str(a) for a in args])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def proc(*args, cwd=None):
+    env = {**os.environ, "KINETO_LOG_LEVEL": "99"}
+    return subprocess.run([sys.executable, "-m", "cann_nb", *map(str, args)], capture_output=True, text=True,
+                          cwd=cwd, env=env, timeout=300)
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = Session(tmp_path / "store")
+    s.add(stepped(OPS, name="base", steps=6, memory_peak=100e6))
+    s.add(stepped({**OPS, "aten::mm": 30_000_000}, name="slow", steps=6, seed=1, memory_peak=300e6))
+    s.add(stepped({"other": 5_000_000}, name="unrelated", steps=6, seed=2))
+    s.add(empty("nothing"))
+    return tmp_path / "store"
+
+
+def test_help_for_every_command(capsys):
+    for cmd in ("run", "import", "list", "analyze", "compare", "check", "report"):
+        code, out, _ = run_cli(capsys, cmd, "--help")
+        assert code == 0 and "usage: cann-nb " + cmd in out, cmd
+    code, out, _ = run_cli(capsys, "check", "--help")
+    assert "kB = 1000 B" in out and "KiB" in out and "Welch" in out and "exit" in out.lower()
+    code, out, _ = run_cli(capsys, "compare", "--help")
+    assert "delta = B - A" in out
+
+
+def test_analyze_text_and_json(store, capsys):
+    code, out, _ = run_cli(capsys, "analyze", store / "slow")
+    assert code == 0 and "cann_nb profile 'slow'" in out and "findings" in out
+    code, out, _ = run_cli(capsys, "analyze", "slow", "--store", store, "--json")
+    d = json.loads(out)
+    assert code == 0 and set(d) >= {"profile", "summary", "hotspots", "findings"}
+    assert set(d["summary"]) >= {"wall_ns", "devices", "peak_memory_bytes"}
+    assert set(d["hotspots"][0]) == {"name", "cat", "count", "total_ns", "self_ns", "share_pct"}
+    code, _, err = run_cli(capsys, "analyze", "missing", "--store", store)
+    assert code == 2 and "no profile 'missing'" in err
+
+
+def test_compare_text_and_json(store, capsys):
+    code, out, _ = run_cli(capsys, "compare", store / "base", store / "slow")
+    assert code == 0 and "cann_nb compare 'base' -> 'slow'" in out and "slower (1)" in out
+    assert "+200." in out or "+19" in out or "+20" in out             # +200 % on aten::mm
+    code, out, _ = run_cli(capsys, "compare", "base", "slow", "--store", store, "--json", "--no-findings")
+    d = json.loads(out)
+    mm = next(r for r in d["ops"] if r["name"] == "aten::mm")
+    assert mm["bucket"] == "slower" and mm["delta_pct"] == pytest.approx(200, abs=8) and mm["p_value"] < 1e-4
+    assert d["e2e"]["verdict"] == "slower" and d["direction"].startswith("delta = new - base")
+    code, out, _ = run_cli(capsys, "compare", "base", "unrelated", "--store", store, "--no-findings")
+    assert code == 0 and "no op in common" in out
+    code, out, _ = run_cli(capsys, "compare", "nothing", "base", "--store", store, "--no-findings")
+    assert code == 0 and "no events" in out
+
+
+def test_compare_bad_input(store, capsys):
+    assert run_cli(capsys, "compare", "base")[0] == 2                                  # argparse: missing B
+    code, _, err = run_cli(capsys, "compare", "base", "nope", "--store", store)
+    assert code == 2 and "no profile 'nope'" in err
+    code, _, err = run_cli(capsys, "compare", "base", "slow", "--store", store, "--min-effect", "5ms")
+    assert code == 2 and "'ms' is a time unit" in err
+    assert run_cli(capsys, "compare", "base", "slow", "--store", store, "--alpha", "2")[0] == 2
+    assert run_cli(capsys, "compare", "base", "slow", "--store", store, "--test", "t")[0] == 2
+
+
+def test_check_exit_codes_and_outputs(store, tmp_path, capsys):
+    code, out, _ = run_cli(capsys, "check", "--threshold", "100ms", "--file", store / "slow")
+    assert code == 1 and "BREACH" in out and out.rstrip().endswith("-> exit 1")
+    code, out, _ = run_cli(capsys, "check", "--threshold", "1s", "--file", store / "base", "--metric", "step_p99")
+    assert code == 0 and "step_p99" in out
+    junit = tmp_path / "junit.xml"
+    code, out, _ = run_cli(capsys, "check", "-f", store / "slow", "-b", store / "base", "--max-regression", "10%",
+                           "--max-memory", "200MB", "--json", "--junit", junit)
+    d = json.loads(out)
+    assert code == 1 and d["breaches"] == 2 and d["exit_code"] == 1
+    assert ET.parse(junit).getroot().find("testsuite").get("failures") == "2"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--threshold", "200", "--file", "{s}/base"], "missing unit"),
+    (["--threshold", "200mss", "--file", "{s}/base"], "unknown unit 'mss'"),
+    (["--threshold", "2GB", "--file", "{s}/base"], "'GB' is a size unit"),
+    (["--threshold", "1s", "--file", "{s}/missing"], "no such file"),
+    (["--threshold", "1s", "--file", "{s}/nothing"], "is empty"),
+    (["--threshold", "1s", "--file", "{s}/base", "--metric", "step_p50x"], "unknown metric 'step_p50x'"),
+    (["--threshold", "1s", "--file", "{s}/base", "--metric", "op:nope"], "no op named 'nope'"),
+    (["--file", "{s}/base"], "nothing to check"),
+    (["--file", "{s}/base", "--baseline", "{s}/slow"], "needs --max-regression"),
+    (["--file", "{s}/base", "--max-regression", "10%", "--threshold", "1s"], "needs --baseline"),
+    (["--file", "{s}/base", "--baseline", "{s}/slow", "--max-regression", "ten"], "'ten' is not a number"),
+    (["--file", "{s}/base", "--max-memory", "2 gigs"], "unknown unit 'gigs'"),
+    (["--file", "{s}/base", "--threshold", "1s", "--alpha", "1.5"], "--alpha"),
+    (["--threshold", "1s"], "required: --file"),
+    (["--file", "{s}/base", "--threshold", "1s", "--bogus"], "unrecognized arguments: --bogus"),
+])
+def test_check_bad_input_exits_2_naming_the_problem(store, capsys, args, message):
+    code, out, err = run_cli(capsys, "check", *[a.format(s=store) for a in args])
+    assert code == 2 and message in err, (out, err)
+
+
+def test_report_without_the_report_module_is_a_clear_error(store, capsys, monkeypatch, tmp_path):
+    import cann_nb.report as report
+
+    if hasattr(report, "write_report"):
+        code, out, _ = run_cli(capsys, "report", store / "base", "-o", tmp_path / "r.html")
+        assert code == 0 and (tmp_path / "r.html").is_file()
+        monkeypatch.delattr(report, "write_report")
+    code, _, err = run_cli(capsys, "report", store / "base", "-o", tmp_path / "r2.html")
+    assert code == 2 and "report needs the report module" in err
+
+
+def test_report_passes_a_profile_or_a_pair(store, capsys, monkeypatch, tmp_path):
+    import cann_nb.report as report
+
+    seen = []
+    monkeypatch.setattr(report, "write_report", lambda subject, path, **kw: seen.append((subject, path)) or path,
+                        raising=False)
+    assert run_cli(capsys, "report", store / "slow", "-o", tmp_path / "a.html")[0] == 0
+    assert run_cli(capsys, "report", "slow", "--store", store, "--baseline", "base", "-o", tmp_path / "b.html")[0] == 0
+    assert seen[0][0].name == "slow"
+    base, new = seen[1][0]
+    assert (base.name, new.name) == ("base", "slow")
+
+
+def test_run_with_step_marks_and_skip_steps(tmp_path):
+    script = tmp_path / "train.py"
+    script.write_text("import time\nimport cann_nb\n"
+                      "for i in range(6):\n"
+                      "    cann_nb.step()\n"
+                      "    time.sleep(0.30 if i < 2 else 0.02)\n")
+    r = proc("run", script, "-o", tmp_path / "out", "-n", "train", "--collectors", "python,host",
+             "--skip-steps", "2", "--quiet")
+    assert r.returncode == 0, r.stderr
+    p = cann_nb.load_session(tmp_path / "out")["train"]
+    steps = p.events[p.events["cat"] == "step"].sort_values("start_ns")
+    assert list(steps["name"].astype(str)) == ["step 0", "step 1", "step 2", "step 3"]
+    assert steps["dur_ns"].max() < 150e6                     # the two 300 ms warm-up steps are gone
+    assert p.wall_ns < 400e6 and p.meta["schedule"]["skipped_steps"] == 2
+    assert p.meta["schedule"]["original_wall_ns"] > 600e6
+    assert (p.events["start_ns"] >= p.meta["window_ns"][0]).all()
+    # too few steps: the profile is kept untrimmed and the command says why (exit 2)
+    r = proc("run", script, "-o", tmp_path / "out", "-n", "t2", "--collectors", "host", "--skip-steps", "9")
+    assert r.returncode == 2 and "marked 6 steps" in r.stderr
+    assert "t2" in cann_nb.load_session(tmp_path / "out")
+    r = proc("run", script, "--skip-steps", "-1")
+    assert r.returncode == 2 and "--skip-steps" in r.stderr
+
+
+def test_step_is_a_no_op_without_a_profile():
+    cann_nb.step()   # nothing is recording: nothing happens, nothing raises
+
+
+def test_step_marks_the_running_session():
+    from cann_nb.collect.session import CollectionSession
+
+    s = CollectionSession("s", ("host",))
+    s.start()
+    cann_nb.step()
+    cann_nb.step()
+    s.stop()
+    cann_nb.step()   # after stop: ignored
+    p = s.finish()
+    assert (p.events["cat"] == "step").sum() == 2
+
+
+def test_argparse_errors_exit_2(capsys):
+    assert run_cli(capsys, "frobnicate")[0] == 2
+    assert run_cli(capsys, "analyze")[0] == 2
+    assert run_cli(capsys, "list", "--bogus")[0] == 2
+
+
+def test_console_entry_point_check(store):
+    """The real process, as a CI job runs it: output on stdout, exit code 1 on a breach."""
+    r = proc("check", "--threshold", "100ms", "--file", store / "slow")
+    assert r.returncode == 1 and "BREACH" in r.stdout and "1 breach in 1 check -> exit 1" in r.stdout, r.stderr
+    r = proc("check", "--threshold", "100ms", "--file", store)          # the store holds an empty profile
+    assert r.returncode == 2 and "'nothing' is empty" in r.stderr
+    r = proc("check", "--threshold", "100", "--file", store / "base")
+    assert r.returncode == 2 and "missing unit" in r.stderr
