@@ -38,6 +38,10 @@ DATALOADER_RE = re.compile(r"dataloader|_next_data|__next__.*data|fetch.*batch|d
 COMPILE_RE = re.compile(r"aclopCompile|OpCompile|GraphCompile|compile_fx|compile_inner|convert_frame|"
                         r"dynamo.*compil|aot_autograd|inductor.*(compil|codegen)|triton.*compil|"
                         r"^(torch\.)?jit.*compil|recompil", re.I)
+# framework ops that wait for the device by themselves (.item(), bool(tensor), data-dependent shapes):
+# treated as syncs when the trace records no sync call inside them (e.g. Ascend Level0, no CANN events)
+IMPLICIT_SYNC_RE = re.compile(r"^aten::(_local_scalar_dense|item|is_nonzero|nonzero|equal|allclose|masked_select|"
+                              r"unique\w*)$", re.I)
 SYNC_BN_RE = re.compile(r"sync_?batch_?norm", re.I)
 
 MEMCPY_KIND_PATTERNS = (

@@ -205,6 +205,32 @@ class Context:
         from .timeline import host_segments
         return host_segments(self)
 
+    def _has_descendant(self, flag: np.ndarray) -> np.ndarray:
+        """True for events with a flagged descendant (same track), by climbing from the flagged rows."""
+        out = np.zeros(self.n, dtype=bool)
+        cur = self.rows_of_parent[np.flatnonzero(flag)]
+        for _ in range(256):
+            cur = cur[cur >= 0]
+            if not len(cur):
+                break
+            cur = np.unique(cur)
+            new = cur[~out[cur]]
+            out[new] = True
+            cur = self.rows_of_parent[new]
+        return out
+
+    @cached_property
+    def implicit_sync(self) -> np.ndarray:
+        """Framework ops that block on the device (.item(), nonzero...) with no recorded sync call
+        inside them: the innermost such op per call site. Only when the trace has device tasks."""
+        if not self.is_device_task.any():
+            return np.zeros(self.n, dtype=bool)
+        cand = self.flag(C.IMPLICIT_SYNC_RE) & (self.role == C.R["op"]) & (self.dur > 0)
+        if not cand.any():
+            return cand
+        has_sync = self._has_descendant(self.role == C.R["sync"])
+        return cand & ~has_sync & ~self._has_descendant(cand)
+
     @cached_property
     def host_flags(self) -> dict:
         from .critical_path import host_flags

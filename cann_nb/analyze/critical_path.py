@@ -125,7 +125,7 @@ def build_critical_path(ctx) -> pd.DataFrame:
         own = s_owner
         ok_own = own >= 0
         is_sync_owner = np.zeros(H, dtype=bool)
-        is_sync_owner[ok_own] = ctx.role[own[ok_own]] == C.R["sync"]
+        is_sync_owner[ok_own] = (ctx.role[own[ok_own]] == C.R["sync"]) | ctx.implicit_sync[own[ok_own]]
         # blocking copies: a host call whose own device task ends inside its last piece
         blocking = np.zeros(H, dtype=bool)
         tl = ctx.launches
@@ -241,6 +241,17 @@ def build_critical_path(ctx) -> pd.DataFrame:
             pred[nodes] = H + found[hit]
             entry[nodes] = d_end[found[hit]]
             pre_kind[nodes] = 2
+
+    # 5. a device task still without a cause (no launch recorded, first on its stream) was issued by
+    #    the host at the latest when it started: follow the main lane from there
+    if K and H and main >= 0:
+        q = np.flatnonzero(pred[H:] < 0)
+        if len(q):
+            hit = lookup(np.full(len(q), main, I64), d_start[q])
+            ok = hit >= 0
+            pred[H + q[ok]] = hit[ok]
+            entry[H + q[ok]] = d_start[q[ok]]
+            pre_kind[H + q[ok]] = 0
 
     # terminal: the node that ends last (the main lane wins ties)
     if H + K == 0:

@@ -212,7 +212,7 @@ def syncs(profile) -> pd.DataFrame:
     if not len(rows):
         # syncs on lanes other than the main one are listed too
         pass
-    allrows = np.flatnonzero((ctx.role == C.R["sync"]) & (ctx.dur > 0))
+    allrows = np.flatnonzero(((ctx.role == C.R["sync"]) | ctx.implicit_sync) & (ctx.dur > 0))
     rows = np.union1d(rows, allrows)
     if not len(rows):
         return pd.DataFrame(columns=cols)
@@ -238,6 +238,9 @@ def syncs(profile) -> pd.DataFrame:
         site[hit] = ctx.names(cur[hit])
         pending &= ~hit
         cur = np.where(pending & (cur >= 0), ctx.rows_of_parent[np.maximum(cur, 0)], -1)
+    # an implicit sync with no op around it is its own site
+    own = ctx.implicit_sync[rows] & (site == "")
+    site[own] = ctx.names(rows[own])
     return pd.DataFrame({"row": rows, "name": ctx.names(rows), "site": site, "start_ns": s, "dur_ns": e - s,
                          "wait_ns": wait, "device_idle_ns": idle})[cols]
 

@@ -53,7 +53,7 @@ class Replay:
         # blocking calls on the main lane: syncs, and calls whose own device task ends inside them
         is_block = np.zeros(ctx.n, dtype=bool)
         on_main = ctx.track_code == main
-        is_block |= on_main & (ctx.role == C.R["sync"])
+        is_block |= on_main & ((ctx.role == C.R["sync"]) | ctx.implicit_sync)
         tl = ctx.launches
         if len(tl):
             lrow = tl["launch"].to_numpy()

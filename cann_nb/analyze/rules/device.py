@@ -128,7 +128,7 @@ def _enclosing_ops(ctx, rows) -> np.ndarray:
 def _sync_rows(ctx, copies: bool):
     rep = ctx.replay
     rows = rep.block_rows_all
-    is_sync = ctx.role[rows] == C.R["sync"]
+    is_sync = (ctx.role[rows] == C.R["sync"]) | ctx.implicit_sync[rows]
     is_copy = ctx.flag(MEMCPY_NAME_RE)[rows]
     if copies:
         return rows[is_copy]
