@@ -296,7 +296,7 @@ def baseline_at(path):
 class Row:
     profile: str
     metric: str
-    check: str                    # threshold | regression | memory | status
+    check: str                    # threshold | regression | memory | status | value (no limit: printed only)
     value: float | None
     unit: str                     # ns | bytes | number | ""
     limit: float | None
@@ -446,8 +446,8 @@ def check(file, *, metrics=None, thresholds=None, baseline=None, max_regression=
             if metric not in metric_list:
                 metric_list.append(metric)
         parsed_thresholds.append((metric, limit, t))
-    if not metric_list:
-        metric_list = ["e2e"]
+    if not metric_list and (parsed_thresholds or baseline is not None):
+        metric_list = ["e2e"]   # the default metric; a memory-only check prints only memory
     # parse every limit before loading anything: a typo fails fast, with exit 2
     for metric, limit, raw in parsed_thresholds:
         applies = [metric] if metric is not None else metric_list
@@ -491,6 +491,11 @@ def check(file, *, metrics=None, thresholds=None, baseline=None, max_regression=
                     except CheckInputError as exc:
                         raise CheckInputError(f"baseline: {exc}") from None
                 rows.append(_regression_row(label, mv, base_values[name], reg, max_regression, unit, alpha, test))
+        for name in metric_list:  # every metric is printed, also one without a limit of its own
+            if not any(r.profile == label and r.metric == name for r in rows):
+                mv = metric_value(prof, name)
+                rows.append(Row(label, name, "value", mv.value, "ns" if mv.kind == "time" else "number", None,
+                                "-", False))
         if mem_limits:
             rows.extend(_memory_rows(label, prof, mem_limits))
     settings = {"metrics": metric_list, "alpha": alpha, "test": test, "significance": sig.describe(test, alpha),

@@ -623,7 +623,10 @@ def compare(base, new, *, views=VIEWS, test: str = sig.DEFAULT_TEST, alpha: floa
                      settings=settings, notes=notes)
     if record is None:
         record = root_b is not None
-    if record and root_b is not None and cmp.findings["resolved"]:
+    if record and root_b is not None and cmp.findings["resolved"] and e2e["verdict"] == "slower":
+        notes.append("resolved findings not added to the track record: the run got slower overall, so the change "
+                     "was not a fix of them")
+    elif record and root_b is not None and cmp.findings["resolved"]:
         from . import track_record
 
         try:

@@ -1,7 +1,7 @@
 """The advisor's gain track record: predicted vs realised gains of findings that a change resolved.
 
-When ``compare(base, new)`` finds a finding of the base resolved in the new profile, it appends one
-record to ``STORE/.track_record.jsonl`` (a dot file: never read as a profile; the whole file is
+When ``compare(base, new)`` finds a finding of the base resolved in the new profile (and the run did
+not get slower overall: a change that makes everything slower is no fix), it appends one record to ``STORE/.track_record.jsonl`` (a dot file: never read as a profile; the whole file is
 rewritten to a temporary file and renamed, so it is never half written; re-running the same
 comparison does not add duplicates). A record holds the finding's predicted gain (``est_gain_ns`` on
 the base profile) and the realised gain:

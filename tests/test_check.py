@@ -212,3 +212,10 @@ def test_junit_unwritable_is_an_input_error(store, tmp_path):
     r = check(store / "base", thresholds=["1s"])
     with pytest.raises(CheckInputError, match="cannot write"):
         r.write_junit(tmp_path / "file" / "sub" / "j.xml")
+
+
+def test_every_metric_is_printed_even_without_a_limit_of_its_own(store):
+    r = check(store / "base", thresholds=["step_p50=1s"], metrics=["e2e", "op:aten::add"])
+    assert [(x.metric, x.check) for x in r.rows] == [("step_p50", "threshold"), ("e2e", "value"),
+                                                      ("op:aten::add", "value")]
+    assert r.exit_code == 0 and "value" in r.text()

@@ -258,6 +258,14 @@ def test_findings_resolved_appeared_and_the_track_record(tmp_path, monkeypatch):
     assert "advisor track record" in track_record.summary_text(tmp_path / "s")
 
 
+def test_a_change_that_makes_the_run_slower_is_no_fix(tmp_path, monkeypatch):
+    store = Session(tmp_path / "s")
+    store.add(stepped(OPS, name="before")), store.add(stepped({**OPS, "aten::mm": 5_000_000}, name="after", seed=1))
+    _fake_advisor(monkeypatch, {"before": [("slow_mm", ["aten::mm"], 1e6)]})
+    c = compare("before", "after", store=tmp_path / "s")
+    assert c.findings["resolved"] and c.recorded == [] and any("no fix" in n or "not a fix" in n for n in c.notes)
+
+
 def test_no_record_without_a_store_or_when_disabled(tmp_path, monkeypatch):
     _fake_advisor(monkeypatch, {"before": [("slow_mm", ["aten::mm"], 1e6)]})
     c = compare(stepped(OPS, name="before"), stepped(OPS, name="after", seed=1))
