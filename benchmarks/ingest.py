@@ -196,43 +196,44 @@ def generate(path: Path, n_events: int = 1_000_000, seed: int = 0) -> int:
 # one measurement (runs in a child process)
 # --------------------------------------------------------------------------------------------------
 def _child(mode: str, path: str) -> dict:
+    """Time one load in this (fresh) process: imports first, then the clock and the load alone."""
     import gc
     import resource
 
-    t = time.perf_counter()
     if mode == "cann_nb":
         sys.path.insert(0, str(HERE.parent))
-        t = time.perf_counter()   # count the import of cann_nb/pandas out, as for the others
         from cann_nb.ingest.kineto import read_kineto
 
-        t = time.perf_counter()
-        prof = read_kineto(path)
-        n = len(prof.events) + len(prof.memory)
-    elif mode in ("json", "json_nogc", "orjson", "orjson_nogc"):
-        if mode.endswith("nogc"):
-            gc.disable()
-        if mode.startswith("orjson"):
-            import orjson
-
-            t = time.perf_counter()
-            with open(path, "rb") as f:
-                doc = orjson.loads(f.read())
-        else:
-            t = time.perf_counter()
+        def load():
+            prof = read_kineto(path)
+            return len(prof.events) + len(prof.memory)
+    elif mode in ("json", "json_nogc"):
+        def load():
             with open(path) as f:
-                doc = json.load(f)
-        n = len(doc["traceEvents"])
+                return len(json.load(f)["traceEvents"])
+    elif mode in ("orjson", "orjson_nogc"):
+        import orjson
+
+        def load():
+            with open(path, "rb") as f:
+                return len(orjson.loads(f.read())["traceEvents"])
     elif mode == "hta":
         from hta.trace_analysis import TraceAnalysis
 
-        t = time.perf_counter()
-        ta = TraceAnalysis(trace_dir=str(Path(path).parent))
-        n = sum(len(tr) for tr in ta.t.traces.values())
+        def load():
+            ta = TraceAnalysis(trace_dir=str(Path(path).parent))
+            return sum(len(tr) for tr in ta.t.traces.values())
     else:
         raise SystemExit(f"unknown mode {mode}")
+    if mode.endswith("nogc"):
+        gc.disable()
+    r0 = resource.getrusage(resource.RUSAGE_SELF)
+    t = time.perf_counter()
+    n = load()
     wall = time.perf_counter() - t
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return {"mode": mode, "wall_s": wall, "peak_rss_mb": peak_mb, "rows": n}
+    r1 = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+    return {"mode": mode, "wall_s": wall, "cpu_s": cpu, "peak_rss_mb": r1.ru_maxrss / 1024, "rows": n}
 
 
 def _ensure_hta() -> Path | None:
@@ -257,6 +258,7 @@ def _measure(mode: str, path: Path, runs: int, python: str | None = None) -> dic
         rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
     walls = [r["wall_s"] for r in rows]
     return {"mode": mode, "wall_s": statistics.median(walls), "wall_min_s": min(walls),
+            "cpu_s": statistics.median(r["cpu_s"] for r in rows),
             "peak_rss_mb": max(r["peak_rss_mb"] for r in rows), "rows": rows[0]["rows"], "runs": runs}
 
 

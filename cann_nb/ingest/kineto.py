@@ -28,6 +28,7 @@ import pandas as pd
 from ..errors import TraceFormatError
 from ..model import EVENT_CATS, Profile
 from ..nesting import nest
+from . import kineto_structs
 from .chunked_json import EventStream, gc_paused, iter_chunks
 from .kineto_columns import (ANNOT, DEVICE_GROUPS, GPU_ANNOT, KERNEL, LEGACY_CATS, MEMCPY, MEMSET, OP, OTHER, PY,
                              RUNTIME, SYNC, Columns)
@@ -56,7 +57,7 @@ def read_kineto(source, *, t0_ns: int | None = None, python_functions: bool = Fa
     """
     label, path = _label(source)
     with gc_paused():
-        stream = EventStream(source, label)
+        stream = EventStream(source, label, decoder=kineto_structs.decode, decoder_avoid=b'"C"')
         cols = Columns(label, python_functions, own_export=isinstance(stream.top.get("cann_nb"), dict))
         iter_chunks(stream, cols.consume)
         prof = _Assembler(cols, stream.top, label, path, t0_ns, name).profile()
@@ -195,33 +196,39 @@ class _Assembler:
         role = np.where(is_dev, np.where(grp == SYNC, 2, 1), 0)
         a = np.where(is_dev, dev_kind * (1 << 32) + dev_index, pid)
         b = np.where(is_dev & (stream >= 0), stream, -2 - tid)
-        keys = pd.DataFrame({"r": role, "a": a, "b": b})
-        track_code = keys.groupby(["r", "a", "b"], sort=False).ngroup().to_numpy()
-        uniq = keys.drop_duplicates().to_numpy()
-        first_row = pd.Series(np.arange(n)).groupby(track_code).first().to_numpy()
+        track_code, uniq, first_row = _factorize_rows(role, a, b)
         track_names, dev_names = self._track_names(uniq, first_row, pid, tid, kinds)
         self.track_of_thread = {(int(pid[r]), int(tid[r])): t for t, (r, row) in enumerate(zip(first_row, uniq))
                                 if row[0] == 0}
         cat = self._categories(grp, s["name"], s["collective"])
         cat = np.where(s["step"], _CAT_CODE["step"], cat).astype(np.int8)
+        corr = self._links(grp, is_dev, s["corr"], pid, tid, s["ts"])
+        # time order (parents before children at equal starts), applied to plain arrays once
+        start = s["ts"] + (self.base - self._t0_value)
+        dur = np.maximum(s["dur"], 0)
+        order = np.lexsort((-dur, start))
+        self.track_sorted = track_code[order]
+
+        def cat_of(interner, codes):
+            return interner.categorical(codes[order])
+
         return pd.DataFrame({
-            "name": self.cols.names.categorical(s["name"]),
-            "cat": pd.Categorical.from_codes(cat, categories=list(EVENT_CATS)),
-            "track": _from_codes(track_code, track_names),
-            "device": _from_codes(track_code, dev_names),
-            "_track": track_code,
-            "start_abs": s["ts"] + self.base,
-            "dur_ns": np.maximum(s["dur"], 0),
-            "corr": self._links(grp, is_dev, s["corr"], pid, tid, s["ts"]),
-            "shapes": self.cols.shapes.categorical(s["shapes"]),
-            "dtypes": self.cols.dtypes.categorical(s["dtypes"]),
-            "concrete": self.cols.concrete.categorical(s["concrete"]),
-            "flops": s["flops"],
-            "bytes": s["bytes"],
-            "src_cat": self.cols.cats.categorical(s["cat"]),
-            "stream": stream.astype(np.int64),
-            "external_id": s["ext"],
-            "_dev": is_dev,
+            "id": np.arange(n, dtype=np.int64),
+            "name": cat_of(self.cols.names, s["name"]),
+            "cat": pd.Categorical.from_codes(cat[order], categories=list(EVENT_CATS)),
+            "track": _from_codes(self.track_sorted, track_names),
+            "device": _from_codes(self.track_sorted, dev_names),
+            "start_ns": start[order],
+            "dur_ns": dur[order],
+            "corr": corr[order],
+            "shapes": cat_of(self.cols.shapes, s["shapes"]),
+            "dtypes": cat_of(self.cols.dtypes, s["dtypes"]),
+            "concrete": cat_of(self.cols.concrete, s["concrete"]),
+            "flops": s["flops"][order],
+            "bytes": s["bytes"][order],
+            "src_cat": cat_of(self.cols.cats, s["cat"]),
+            "stream": stream.astype(np.int64)[order],
+            "external_id": s["ext"][order],
         })
 
     def _thread_streams(self, pid, tid, is_dev, stream) -> np.ndarray:
@@ -352,12 +359,12 @@ class _Assembler:
     @staticmethod
     def _memory_devices(dev_type: np.ndarray, dev_id: np.ndarray) -> pd.Categorical:
         """c10 (Device Type, Device Id) -> "cpu" / "cuda:0" ...; NaN when the type is missing."""
-        codes, uniq = pd.factorize(pd.MultiIndex.from_arrays([dev_type, dev_id]))
+        codes, uniq = pd.factorize(dev_type * (1 << 32) + (dev_id + 1))
         names = []
-        for t, i in uniq:
+        for t, i in ((int(k) >> 32, (int(k) & 0xFFFFFFFF) - 1) for k in uniq):
             kind = C10_DEVICE.get(int(t), f"device{int(t)}") if t >= 0 else None
             names.append(None if kind is None else "cpu" if kind == "cpu" else f"{kind}:{max(int(i), 0)}")
-        return pd.Categorical(np.array(names + [None], dtype=object)[codes])
+        return _from_codes_nullable(codes, names)
 
     def _memory_owner(self, ev: pd.DataFrame, m: dict) -> np.ndarray:
         """Id of the innermost host event on the allocating thread that spans the allocation."""
@@ -366,12 +373,11 @@ class _Assembler:
         if not len(ev) or not self.track_of_thread:
             return out
         pid, tid = _lut(self.pid_canon, m["pid"]), _lut(self.tid_canon, m["tid"])
-        track = np.array([self.track_of_thread.get((int(p), int(t)), -1) for p, t in zip(pid, tid)], dtype=np.int64) \
-            if n < 50_000 else _pair_lookup(pid, tid, self.track_of_thread)
+        track = _pair_lookup(pid, tid, self.track_of_thread)
         start = ev["start_ns"].to_numpy()
         end = start + ev["dur_ns"].to_numpy()
         parent = ev["parent"].to_numpy()
-        ev_track = ev["_track"].to_numpy()
+        ev_track = self.track_sorted
         ts = m["ts"] + self.base - self._t0_value
         for t in np.unique(track[track >= 0]):
             rows = np.flatnonzero(track == t)
@@ -403,19 +409,13 @@ class _Assembler:
         self._t0_value = t0
         ev = self.events()
         if len(ev):
-            ev["start_ns"] = ev.pop("start_abs") - t0
-            order = np.lexsort((-ev["dur_ns"].to_numpy(), ev["start_ns"].to_numpy()))
-            ev = ev.iloc[order].reset_index(drop=True)
-            ev["id"] = np.arange(len(ev), dtype=np.int64)
-            ev["parent"], ev["depth"] = nest(ev["_track"].to_numpy(), ev["start_ns"].to_numpy(),
-                                             ev["dur_ns"].to_numpy(), ev["id"].to_numpy())
+            ev["parent"], ev["depth"] = nest(self.track_sorted, ev["start_ns"].to_numpy(), ev["dur_ns"].to_numpy(),
+                                             ev["id"].to_numpy())
         else:
             self.link_stats = {}
         mem = self.memory(ev, t0)
         counters = self.counters(t0)
         meta = self._meta(ev, mem, t0)
-        if len(ev):
-            ev = ev.drop(columns=["_track", "_dev"])
         return Profile(ev, mem, counters, meta)
 
     def _meta(self, ev: pd.DataFrame, mem: pd.DataFrame, t0: int) -> dict:
@@ -546,10 +546,29 @@ def _stream_of(tid, tnames) -> int:
 
 
 def _pair_lookup(pid, tid, table: dict) -> np.ndarray:
-    pairs = pd.MultiIndex.from_arrays([pid, tid])
-    codes, uniq = pd.factorize(pairs)
-    lut = np.array([table.get((int(p), int(t)), -1) for p, t in uniq] + [-1], dtype=np.int64)
+    codes, uniq = pd.factorize(pid.astype(np.int64) * (1 << 32) + (tid + 1))
+    lut = np.array([table.get((int(k) >> 32, (int(k) & 0xFFFFFFFF) - 1), -1) for k in uniq] + [-1], dtype=np.int64)
     return lut[codes]
+
+
+def _factorize_rows(*cols: np.ndarray):
+    """Group codes of rows of int64 columns, the distinct rows (first-seen order), their first rows."""
+    codes = np.zeros(len(cols[0]), dtype=np.int64)
+    for c in cols:
+        local, uniq = pd.factorize(c)
+        codes = codes * (len(uniq) + 1) + local
+        codes, _ = pd.factorize(codes)          # keep the combined code small
+    codes = codes.astype(np.int64)
+    _, first = np.unique(codes, return_index=True)   # codes are 0..k-1 in first-seen order
+    return codes, np.stack([c[first] for c in cols], axis=1), first
+
+
+def _from_codes_nullable(codes: np.ndarray, names: list) -> pd.Categorical:
+    """Categorical of names[codes] where a name may be None (-> NaN) or repeat."""
+    known = sorted({n for n in names if n is not None})
+    index = {n: i for i, n in enumerate(known)}
+    lut = np.array([index[n] if n is not None else -1 for n in names] + [-1], dtype=np.int64)
+    return pd.Categorical.from_codes(lut[codes], categories=known)
 
 
 def _from_codes(codes: np.ndarray, names: list) -> pd.Categorical:

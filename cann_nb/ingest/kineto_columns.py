@@ -23,6 +23,10 @@ import orjson
 import pandas as pd
 
 from ..errors import TraceFormatError
+from .kineto_structs import ATTR as _ATTR_OF
+from .kineto_structs import EMPTY_ARGS, GETTERS, RAW_KEYS
+from .kineto_structs import Args as _ARGS
+from .kineto_structs import Event as _STRUCT
 
 _EMPTY: dict = {}
 _EXACT_LIMIT_US = float(2 ** 43)
@@ -104,6 +108,15 @@ class Interner:
         return pd.Categorical.from_codes(codes, categories=pd.Index(list(cats), dtype=object))
 
 
+def _field_of(item, key):
+    """One field of one event or args object, whichever kind it is (slow paths only)."""
+    if isinstance(item, dict):
+        return item.get(key)
+    if _STRUCT is not None and type(item) in (_STRUCT, _ARGS):
+        return getattr(item, key if key in ("name", "labels") else _ATTR_OF.get(key, key), None)
+    return None
+
+
 def _hashable(v) -> bool:
     try:
         hash(v)
@@ -112,8 +125,16 @@ def _hashable(v) -> bool:
         return False
 
 
-def _get(dicts: list, key, default=None) -> list:
-    return list(map(dict.get, dicts, repeat(key, len(dicts)), repeat(default, len(dicts))))
+def _get(items: list, key, default=None) -> list:
+    """Field ``key`` of every event (dicts from orjson, or kineto_structs structs from msgspec)."""
+    if not items or type(items[0]) is dict or (type(items[0]) is not _STRUCT and type(items[0]) is not _ARGS):
+        return list(map(dict.get, items, repeat(key, len(items)), repeat(default, len(items))))
+    values = list(map(GETTERS[key], items))
+    if key == "args" and None in values:
+        values = [EMPTY_ARGS if v is None else v for v in values]
+    elif key in RAW_KEYS:
+        values = [None if v == b"null" else v for v in map(bytes, values)]
+    return values
 
 
 def _code_of(uniques, value) -> int:
@@ -192,7 +213,8 @@ def to_ns(values, label: str, first: int, positions: np.ndarray, field: str,
 
 def exact_ts_from_text(raw: bytes, events: list) -> np.ndarray | None:
     """ns of every event that has a 'ts', from its digits in ``raw``; None when text and events disagree."""
-    has = np.fromiter(("ts" in e if isinstance(e, dict) else False for e in events), dtype=bool, count=len(events))
+    has = np.fromiter((_field_of(e, "ts") is not None if not isinstance(e, dict) else "ts" in e for e in events),
+                      dtype=bool, count=len(events))
     found = _TS_TEXT.findall(raw)
     if len(found) != int(has.sum()):
         return None
@@ -206,7 +228,7 @@ def exact_ts_from_text(raw: bytes, events: list) -> np.ndarray | None:
     out = np.zeros(len(events), dtype=np.int64)
     out[has] = ns
     # cross-check against the parsed floats (catches a "ts" key nested in args)
-    parsed = np.array([e["ts"] for e in events if isinstance(e, dict) and "ts" in e], dtype=np.float64)
+    parsed = np.array([_field_of(e, "ts") for e, h in zip(events, has) if h], dtype=np.float64)
     if not np.allclose(parsed * 1000, ns, rtol=0, atol=512):
         return None
     return out
@@ -250,6 +272,15 @@ def to_int(values: list, default: int = -1) -> np.ndarray:
     num = to_float(values)
     ok = np.isfinite(num) & (np.abs(num) < 2.0 ** 62)
     return np.where(ok, num, default).astype(np.int64)
+
+
+def _compact(raw: bytes) -> str:
+    """Raw JSON text as written (maybe with spaces) -> the spelling the dict path produces."""
+    try:
+        v = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return raw.decode(errors="replace")
+    return v if isinstance(v, str) else _json_text(v)
 
 
 def _json_text(v) -> str:
@@ -387,7 +418,7 @@ class Columns:
             drop |= grp == PY
         if (grp == TRACE).any():
             for e in _take(xs, np.flatnonzero(grp == TRACE)):
-                self.trace_spans.append({k: e.get(k) for k in ("name", "ts", "dur", "tid")})
+                self.trace_spans.append({k: _field_of(e, k) for k in ("name", "ts", "dur", "tid")})
         if drop.any():
             keep = np.flatnonzero(~drop)
             xs, cat, grp, idx = _take(xs, keep), cat[keep], grp[keep], idx[keep]
@@ -490,15 +521,28 @@ class Columns:
     def _list_codes(self, interner: Interner, values: list, first: int, field: str, positions) -> np.ndarray:
         """Global codes of the compact JSON text of each value (lists of dims / dtypes), None -> -1.
 
-        (A numpy split of one orjson.dumps of the whole list was tried: slower at chunk sizes that
-        keep a chunk in cache, and much more code.)"""
-        return interner.codes(_text(values), self.label, first, field, positions)
+        Each value is serialised by orjson in a C-level map and the bytes are factorized; only the
+        distinct texts are decoded. (Splitting one orjson.dumps of the whole list with numpy was
+        tried: slower at chunk sizes that keep a chunk in cache, and much more code.)"""
+        if any(type(v) is bytes for v in values[:64]):   # raw JSON text (msgspec path): None or bytes
+            local, uniq = pd.factorize(np.fromiter(values, dtype=object, count=len(values)))
+            lut = np.array([interner.code_of(_compact(u)) for u in uniq] + [-1], dtype=np.int64)
+            return lut[local]
+        try:
+            blobs = list(map(orjson.dumps, values))
+        except (TypeError, orjson.JSONEncodeError):      # keys or ints orjson refuses
+            return interner.codes(_text(values), self.label, first, field, positions)
+        local, uniq = pd.factorize(np.fromiter(blobs, dtype=object, count=len(blobs)))
+        lut = np.array([-1 if u == b"null" else interner.code_of(orjson.loads(u) if u[:1] == b'"' else u.decode())
+                        for u in uniq] + [-1], dtype=np.int64)
+        return lut[local]
 
     _MEM_KEYS = ("Device Type", "Device Id", "Bytes", "Total Allocated", "Total Reserved", "Addr")
 
     def _instants(self, chunk, idx, exact_ts):
         ins = _take(chunk.events, idx)
-        is_mem = np.fromiter((n == "[memory]" for n in _get(ins, "name")), dtype=bool, count=len(ins))
+        names = _get(ins, "name")
+        is_mem = np.fromiter(names, dtype=object, count=len(names)) == "[memory]"
         self._count("instant events (not [memory])", int((~is_mem).sum()))
         if not is_mem.any():
             return exact_ts
@@ -506,7 +550,9 @@ class Columns:
             sel = np.flatnonzero(is_mem)
             ins, idx = _take(ins, sel), idx[sel]
         ts, _, pid, tid, exact_ts = self._times(chunk, idx, ins, exact_ts, with_dur=False)
-        args = [a if isinstance(a, dict) else _EMPTY for a in _get(ins, "args", _EMPTY)]
+        args = _get(ins, "args", _EMPTY)
+        if args and type(args[0]) is not _ARGS:
+            args = [a if isinstance(a, dict) else _EMPTY for a in args]
         # 2021 traces carry only Device Type/Id and Bytes: the others are NaN there
         cols = [to_float(_get(args, k, np.nan)) for k in self._MEM_KEYS]
         nan_to = lambda a: np.where(np.isfinite(a), a, -1).astype(np.int64)   # noqa: E731
@@ -545,10 +591,14 @@ class Columns:
 
     def _metadata(self, ms: list) -> None:
         for e in ms:
-            if isinstance(e, dict) and e.get("name") in ("process_name", "process_labels", "thread_name"):
-                args = e.get("args") if isinstance(e.get("args"), dict) else {}
-                self.metadata.append({"kind": e["name"], "pid": e.get("pid"), "tid": e.get("tid"),
-                                      "value": args.get("name", args.get("labels"))})
+            name = _field_of(e, "name")
+            if name in ("process_name", "process_labels", "thread_name"):
+                args = _field_of(e, "args")
+                value = _field_of(args, "name") if args is not None else None
+                if value is None and args is not None:
+                    value = _field_of(args, "labels")
+                self.metadata.append({"kind": name, "pid": _field_of(e, "pid"), "tid": _field_of(e, "tid"),
+                                      "value": value})
 
     # -- all chunks -----------------------------------------------------------------------------
     def table(self, part: str) -> dict:

@@ -352,11 +352,27 @@ def test_small_chunks_and_whole_document_agree(real_data, monkeypatch):
     path = real_data / H100_BERT
     whole = read_kineto(json.loads(gzip.decompress(path.read_bytes())))
     monkeypatch.setattr(cj, "CHUNK_BYTES", 4096)
-    monkeypatch.setattr(cj.EventStream.__init__, "__defaults__", (4096, 20_000))
     streamed = read_kineto(path)
     assert streamed.meta["kineto"]["parse"] == "streamed"
     assert streamed.events.equals(whole.events)
     assert streamed.memory.equals(whole.memory)
+
+
+@pytest.mark.parametrize("rel", [H100_BERT, LEGACY, MTIA, NS_ABS, "tracelens/tests/traces/mi300/resnet_act_checkpoint.json.gz"])
+def test_msgspec_and_dict_paths_agree(real_data, monkeypatch, rel):
+    """With msgspec installed chunks decode into structs; without, into dicts: same profile."""
+    import cann_nb.ingest.kineto_structs as ks
+
+    if ks.decode is None:
+        pytest.skip("msgspec not installed: only the dict path exists here")
+    path = real_data / rel
+    fast = read_kineto(path, python_functions=True)
+    monkeypatch.setattr(ks, "decode", None)
+    plain = read_kineto(path, python_functions=True)
+    assert fast.events.equals(plain.events)
+    assert fast.memory.equals(plain.memory)
+    assert fast.meta["kineto"]["links"] == plain.meta["kineto"]["links"]
+    assert fast.meta["kineto"]["timestamp_precision"] == plain.meta["kineto"]["timestamp_precision"]
 
 
 def test_errors_name_file_and_place(tmp_path):
