@@ -120,6 +120,7 @@ def analyses(profile) -> dict:
         "critical_path": critical_path.critical_path(profile),
         "idle": devices.idle_breakdown(profile),
         "launches": devices.launch_stats(profile),
+        "device_time_by_op": devices.device_time_by_op(profile),
         "transfers": devices.transfers(profile),
         "utilization": devices.utilization(profile),
         "syncs": devices.syncs(profile),

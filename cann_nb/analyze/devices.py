@@ -80,6 +80,40 @@ def device_idle_gaps(profile, device: str, min_ns: int = 0) -> pd.DataFrame:
     return g[g["dur"] >= min_ns].reset_index(drop=True)
 
 
+# -- device time per host op -------------------------------------------------------------------------------
+def device_time_by_op(profile, level: str = "outer") -> pd.DataFrame:
+    """Device time attributed to the framework ops that launched it (via corr): ``level="outer"``
+    the outermost op around the launch call (what the user's code called, e.g. aten::linear),
+    ``"inner"`` the innermost (e.g. aten::addmm). Columns ``name, kernels, device_ns, share_pct``
+    (of all launched device time), sorted by device time."""
+    ctx = context(profile)
+    j = ctx.launches
+    cols = ["name", "kernels", "device_ns", "share_pct"]
+    if not len(j):
+        return pd.DataFrame(columns=cols)
+    launch = j["launch"].to_numpy()
+    op = np.full(len(launch), -1, dtype=I64)
+    cur = ctx.rows_of_parent[launch]
+    for _ in range(128):
+        live = cur >= 0
+        if not live.any():
+            break
+        is_op = np.zeros(len(launch), dtype=bool)
+        is_op[live] = ctx.role[cur[live]] == C.R["op"]
+        take = is_op if level == "outer" else is_op & (op < 0)
+        op[take] = cur[take]
+        cur = np.where(live, ctx.rows_of_parent[np.maximum(cur, 0)], -1)
+    dur = (j["task_end"] - j["task_start"]).to_numpy()
+    ok = op >= 0
+    codes = ctx.name_code[op[ok]]
+    tot = np.bincount(codes, weights=dur[ok], minlength=len(ctx.name_cats))
+    cnt = np.bincount(codes, minlength=len(ctx.name_cats))
+    keep = np.flatnonzero(cnt)
+    out = pd.DataFrame({"name": ctx.name_cats[keep].astype(str), "kernels": cnt[keep], "device_ns": tot[keep].astype(I64)})
+    out["share_pct"] = 100.0 * out["device_ns"] / max(int(dur.sum()), 1)
+    return out.sort_values("device_ns", ascending=False).reset_index(drop=True)[cols]
+
+
 # -- launches ------------------------------------------------------------------------------------------
 def launch_stats(profile) -> pd.DataFrame:
     """HTA's kernel launch statistics, one row per launched task: ``task, launch, name, cpu_ns``

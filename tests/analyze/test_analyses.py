@@ -153,3 +153,19 @@ def test_hotspots_by_name_shapes_module():
     assert len(hs2) == 2 and hs2.iloc[0]["shapes"] == "[[2,2]]" and hs2.iloc[0]["self_ns"] == 150
     hs3 = hotspots(p.events, by="module")
     assert set(hs3["module"]) == {"net.fc1", "net.fc2"}
+
+
+def test_device_time_by_op():
+    tr = Trace()
+    tr.op("aten::linear", 0, 100)
+    tr.op("aten::addmm", 10, 80)
+    tr.launch(20, 5, corr=1)
+    tr.kernel("gemm", 30, 500, corr=1)
+    tr.op("aten::relu", 200, 20)
+    tr.launch(205, 5, corr=2)
+    tr.kernel("relu_k", 530, 50, corr=2)
+    p = tr.profile()
+    outer = devices.device_time_by_op(p).set_index("name")["device_ns"].to_dict()
+    assert outer == {"aten::linear": 500, "aten::relu": 50}
+    inner = devices.device_time_by_op(p, level="inner").set_index("name")["device_ns"].to_dict()
+    assert inner == {"aten::addmm": 500, "aten::relu": 50}
