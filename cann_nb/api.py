@@ -133,7 +133,9 @@ class Profiler:
         if not interval_ms > 0:
             raise ValueError("interval_ms must be a positive number of milliseconds")
         self.options = CollectOptions(interval_s=interval_ms / 1000.0, **chosen)
-        if chosen.get("flops"):
+        if shapes is False and flops is None:
+            self.options.flops = False          # FLOP estimates need shapes; an explicit shapes=False wins
+        if self.options.flops:
             self.options.shapes = True
         if isinstance(collectors, str):
             collectors = [c.strip() for c in collectors.split(",") if c.strip()]
@@ -362,6 +364,8 @@ def _default_name() -> str:
     main = sys.modules.get("__main__")
     path = getattr(main, "__file__", None)
     stem = Path(path).stem if path else ""
+    if stem == "__main__":                       # python -m package: the package's name
+        stem = Path(path).parent.name
     stem = re.sub(r"[^A-Za-z0-9_.\-]", "_", stem).lstrip(".-")
     return stem or "profile"
 
@@ -373,18 +377,14 @@ def _script_path():
 
 
 def _compare_function():
-    import importlib
+    """``cann_nb.compare`` (cann_nb/comparison.py), imported when first used."""
+    try:
+        from .comparison import compare
+    except ImportError as exc:
+        from .errors import CannNbError
 
-    for module in ("cann_nb.compare", "cann_nb.analyze.compare"):
-        try:
-            fn = getattr(importlib.import_module(module), "compare", None)
-        except ImportError:
-            continue
-        if callable(fn):
-            return fn
-    from .errors import CannNbError
-
-    raise CannNbError("profile comparison (cann_nb.compare) is not available in this installation")
+        raise CannNbError(f"profile comparison is not available in this installation ({exc})") from None
+    return compare
 
 
 # -- module-level conveniences (cann_nb.start_continuous_monitoring etc.) ----------------------------

@@ -293,10 +293,15 @@ class Monitor:
         while self._rec.open_burst is not None and time.perf_counter() < deadline:
             time.sleep(0.01)
         _, _, done = self._rec.take()
-        if self._rec.open_burst is not None:
-            # its thread stopped calling: torch.profiler can only be stopped by that thread, so it is left
+        b = self._rec.open_burst
+        if b is not None:
+            # its thread made no further call: torch.profiler can only be stopped by the thread that
+            # started it (from another it crashes), so the session is left; its calls are still counted
+            b.abandoned = True
             self.abandoned_bursts += 1
-            self._error("a profiling burst was still open at stop (its thread made no further call); left open")
+            log.info("cann_nb monitor %r: a profiling burst was still open at stop; its op events are not kept",
+                     self.name)
+            done.append(b)
         return done
 
     def _finish_window(self, host, seq, t0_ns, end_ns, lat, err, bursts, skipped, final, t_build) -> None:
@@ -309,6 +314,9 @@ class Monitor:
                 self._error(f"window {seq}: host counters lost: {exc!r}")
         pairs = []
         for b in bursts:
+            if b.abandoned:
+                pairs.append((b, None))
+                continue
             try:
                 pairs.append((b, b.session.finish()))
             except Exception as exc:

@@ -24,7 +24,7 @@ _now = time.perf_counter_ns
 
 
 class Burst:
-    __slots__ = ("thread", "deadline", "session", "calls", "errors", "opened_ns")
+    __slots__ = ("thread", "deadline", "session", "calls", "errors", "opened_ns", "abandoned")
 
     def __init__(self, thread: int, deadline: int, session):
         self.thread = thread
@@ -33,6 +33,7 @@ class Burst:
         self.calls: list[tuple[int, int]] = []   # (start perf ns, duration ns) of profiled calls
         self.errors = 0
         self.opened_ns = _now()
+        self.abandoned = False   # still open when monitoring stopped: its calls count, its session is left
 
 
 class Recorder:
@@ -112,7 +113,8 @@ class Recorder:
             b.session.stop()
         except Exception:
             pass
-        self._finished.append(b)
+        if not b.abandoned:          # an abandoned burst was accounted for when monitoring stopped
+            self._finished.append(b)
 
     # -- step mode: the time between step() marks of a thread is one call ----------------------
     def step(self) -> None:
@@ -144,10 +146,7 @@ class Recorder:
 
     def take(self):
         """Swap out (latencies, error latencies, finished bursts) of the window that just ended."""
-        lat, self._lat = self._lat, []
-        err, self._err = self._err, []
-        done, self._finished = self._finished, []
-        return lat, err, done
+        return _drain(self._lat), _drain(self._err), _drain(self._finished)
 
     def shutdown(self) -> Burst | None:
         """No new bursts; an open one ends at its thread's next call (or step). Returns it, if open."""
@@ -160,3 +159,13 @@ class Recorder:
     @property
     def open_burst(self) -> Burst | None:
         return self._burst
+
+
+def _drain(items: list) -> list:
+    """Take the items present now; one appended meanwhile stays for the next take. Lock-free: the copy
+    and the ``del`` are each one operation under the GIL, and appends only go to the end, so an item
+    is never lost or taken twice (swapping in a new list could lose an append to the old one)."""
+    n = len(items)
+    out = items[:n]
+    del items[:n]
+    return out

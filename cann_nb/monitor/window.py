@@ -13,7 +13,7 @@ The window's profile has
   meta      ``monitor``: the summary below; ``collectors``/``dropped`` of the host and burst sessions.
 
 Summary keys: monitor, seq, window_start_ns, window_end_ns (epoch), duration_ns, partial, calls,
-errors, profiled_calls, latency_ns {n, p50, p90, p99, max, mean}, latency_hist (histogram.py),
+errors, profiled_calls, profiled_errors (of errors), latency_ns {n, p50, p90, p99, max, mean}, latency_hist (histogram.py),
 profiled_latency_ns {n, p50}, peak_memory_bytes {device: bytes}, top_ops [{name, cat, share_pct,
 self_ns, count}], compacted_events, dropped, bursts_skipped, anomalies, baseline, build_s.
 """
@@ -133,7 +133,7 @@ def build(*, monitor: str, seq: int, host: Profile | None, bursts: list, t0_ns: 
         "monitor": monitor, "seq": int(seq), "window_start_ns": int(t0_ns), "window_end_ns": int(end_ns),
         "duration_ns": int(end_ns - t0_ns), "partial": bool(partial),
         "calls": int(len(lat) + len(err) + len(prof_durs)), "errors": int(len(err) + n_prof_errors),
-        "profiled_calls": int(len(prof_durs)),
+        "profiled_calls": int(len(prof_durs)), "profiled_errors": int(n_prof_errors),
         "latency_ns": stats, "latency_hist": histogram.build(lat),
         "profiled_latency_ns": latency_stats(prof_durs),
         "peak_memory_bytes": {k: int(v) for k, v in peak_memory(mem_all, ctr_host).items()},
