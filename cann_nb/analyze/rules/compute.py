@@ -89,22 +89,18 @@ def _tasks_of(ctx, op_mask: np.ndarray) -> np.ndarray:
 
 
 def _outer(ctx, rows):
+    """The rows none of whose ancestors is among the rows."""
     rows = np.asarray(rows, dtype=I64)
     mask = np.zeros(ctx.n, dtype=bool)
     mask[rows] = True
-    inside = ancestor_flag(ctx, mask) & ~mask  # rows with a flagged ancestor... (descendants)
-    anc = np.zeros(ctx.n, dtype=bool)
-    # a row is outermost when none of its ancestors is flagged
-    p = ctx.rows_of_parent[rows]
     has_flagged_anc = np.zeros(len(rows), dtype=bool)
-    cur = p.copy()
+    cur = ctx.rows_of_parent[rows]
     for _ in range(128):
         live = cur >= 0
         if not live.any():
             break
         has_flagged_anc[live] |= mask[cur[live]]
         cur = np.where(live, ctx.rows_of_parent[np.maximum(cur, 0)], -1)
-    del inside, anc
     return rows[~has_flagged_anc]
 
 
