@@ -180,7 +180,8 @@ def metric_value(profile, name: str) -> MetricValue:
     if name in STEP_METRICS:
         if not len(spans):
             raise CheckInputError(f"metric {name}: profile {label!r} has no step events; profile with --repeat N, "
-                                  "or call cann_nb.step() at the start of each iteration")
+                                  "call cann_nb.step() at the start of each iteration, or (torch.profiler) "
+                                  "prof.step() for ProfilerStep#N spans")
         d = spans["dur_ns"].to_numpy(float)
         return MetricValue(name, "time", float(np.percentile(d, STEP_METRICS[name])), d if len(d) >= 2 else None)
     if name.startswith("op:"):

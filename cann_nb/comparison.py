@@ -282,33 +282,41 @@ def step_spans(profile) -> pd.DataFrame:
     return st[["start_ns", "end_ns", "dur_ns"]].reset_index(drop=True)
 
 
-def _key_frame(events: pd.DataFrame, by: str) -> tuple[pd.DataFrame, np.ndarray]:
-    """Key columns as hotspots() builds them (strings, "" for missing) for the rows it counts."""
-    from .analyze.hotspots import DEVICE_CATS, HOST_CATS
-
-    keys = VIEW_KEYS[by]
-    mask = events["cat"].isin(HOST_CATS + DEVICE_CATS).to_numpy()
-    if by == "module":
-        mask = mask & events["module"].notna().to_numpy()
-    df = pd.DataFrame({k: pd.Series(events[k].to_numpy()[mask]) for k in keys})
-    for k in keys:
-        df[k] = df[k].astype(str).where(pd.notna(df[k]), "")
-    df["cat"] = events["cat"].astype(str).to_numpy()[mask]
-    return df, mask
+DENSE_LIMIT = 50_000_000   # ops x steps cells of per-step samples (float64: 400 MB) at most
 
 
 def _per_step(events: pd.DataFrame, by: str, spans: pd.DataFrame) -> pd.DataFrame | None:
-    """Each op's time in each step: index = keys + cat, columns = step 0..n-1 (0 where absent).
+    """Each op's time in each step: index = keys + cat (strings, "" for missing, as hotspots() builds
+    them), columns = step 0..n-1 (0 where absent).
 
     An event counts in a step for the part of it that overlaps the step, so a span that covers
     several steps (an outer loop frame) adds its share to each, and time between steps counts in none.
+    Vectorised on category codes: strings are built only for the distinct keys.
     """
+    from .analyze.hotspots import DEVICE_CATS, HOST_CATS
+
     n = len(spans)
-    if n < 1 or not len(events):
-        return None
-    df, mask = _key_frame(events, by)
-    s = events["start_ns"].to_numpy()[mask].astype(np.int64)
-    e = s + events["dur_ns"].to_numpy()[mask].astype(np.int64)
+    cols = VIEW_KEYS[by] + ["cat"]
+    if not len(events):
+        return pd.DataFrame(np.zeros((0, n)), index=pd.MultiIndex.from_arrays([[]] * len(cols), names=cols),
+                            columns=range(n))
+    mask = events["cat"].isin(HOST_CATS + DEVICE_CATS).to_numpy()
+    if by == "module":
+        mask = mask & events["module"].notna().to_numpy()
+    sel = np.flatnonzero(mask)
+    codes, categories = [], []
+    for c in cols:
+        col = events[c]
+        if not isinstance(col.dtype, pd.CategoricalDtype):
+            col = col.astype("category")
+        codes.append(col.cat.codes.to_numpy()[sel].astype(np.int64) + 1)   # 0 = missing
+        categories.append(np.asarray(col.cat.categories.astype(str), dtype=object))
+    combined = codes[0]
+    for cd, ct in zip(codes[1:], categories[1:]):
+        combined = combined * (len(ct) + 1) + cd
+    key, uniq = pd.factorize(combined)
+    s = events["start_ns"].to_numpy()[sel].astype(np.int64)
+    e = s + events["dur_ns"].to_numpy()[sel].astype(np.int64)
     starts, ends = spans["start_ns"].to_numpy().astype(np.int64), spans["end_ns"].to_numpy().astype(np.int64)
     order = np.argsort(starts, kind="stable")
     starts, ends = starts[order], ends[order]
@@ -320,14 +328,22 @@ def _per_step(events: pd.DataFrame, by: str, spans: pd.DataFrame) -> pd.DataFram
     k = k0[rows] + (np.arange(len(rows)) - first)
     overlap = np.minimum(e[rows], ends[k]) - np.maximum(s[rows], starts[k])
     live = overlap > 0
-    keys = VIEW_KEYS[by] + ["cat"]
-    part = df.iloc[rows[live]].reset_index(drop=True)
-    if not len(part):
-        return pd.DataFrame(columns=range(n), index=pd.MultiIndex.from_tuples([], names=keys), dtype=float)
-    part["step"] = k[live]
-    part["dur"] = overlap[live]
-    per = part.groupby(keys + ["step"], sort=False)["dur"].sum().unstack("step", fill_value=0)
-    return per.reindex(columns=range(n), fill_value=0).astype(float)
+    rows, k, overlap = rows[live], k[live], overlap[live].astype(float)
+    # decode the distinct keys back into strings
+    rem = np.asarray(uniq, dtype=np.int64)
+    parts = []
+    for ct in reversed(categories[1:]):
+        parts.append(rem % (len(ct) + 1))
+        rem = rem // (len(ct) + 1)
+    parts.append(rem)
+    parts.reverse()
+    labels = [np.where(p > 0, ct[np.maximum(p - 1, 0)], "") if len(ct) else np.full(len(p), "", dtype=object)
+              for p, ct in zip(parts, categories)]
+    index = pd.MultiIndex.from_arrays(labels, names=cols)
+    if len(uniq) * n > DENSE_LIMIT:
+        return None   # too many ops x steps to hold: per-op significance stays unknown (compare says so)
+    mat = np.bincount(key[rows] * n + k, weights=overlap, minlength=len(uniq) * n).reshape(len(uniq), n)
+    return pd.DataFrame(mat, index=index, columns=range(n))
 
 
 def _aggregate(events: pd.DataFrame, by: str) -> pd.DataFrame:
@@ -344,7 +360,7 @@ def _aggregate(events: pd.DataFrame, by: str) -> pd.DataFrame:
 
 
 def _op_table(base, new, by: str, b_spans, n_spans, scale_b: float, scale_n: float, floor_ns: float,
-              use_steps: bool, test: str, alpha: float, min_effect_pct: float) -> pd.DataFrame:
+              use_steps: bool, test: str, alpha: float, min_effect_pct: float, notes: list) -> pd.DataFrame:
     keys = VIEW_KEYS[by] + ["cat"]
     a = _aggregate(base.events, by)
     b = _aggregate(new.events, by)
@@ -373,7 +389,9 @@ def _op_table(base, new, by: str, b_spans, n_spans, scale_b: float, scale_n: flo
         idx = pd.MultiIndex.from_frame(out[keys])
         sb = pb.reindex(idx, fill_value=0).to_numpy(float) if pb is not None else None
         sn = pn.reindex(idx, fill_value=0).to_numpy(float) if pn is not None else None
-        if sb is not None and sn is not None:
+        if sb is None or sn is None:
+            notes.append(f"ops by {by}: too many ops x steps (> {DENSE_LIMIT:,}) for per-op significance")
+        else:
             p = sig.p_values(sb, sn, test)
             # an op whose time lies mostly outside the steps (setup, teardown) cannot be judged
             # from its per-step samples: its significance is unknown
@@ -596,10 +614,10 @@ def compare(base, new, *, views=VIEWS, test: str = sig.DEFAULT_TEST, alpha: floa
     for dn_, db_ in align.items():
         notes.append(f"the new profile's {dn_} is compared with the base's {db_} (each has one such device)")
     tables = {v: _op_table(base, new, v, b_spans, n_spans, scale_b, scale_n, floor_ns, use_steps, test, alpha,
-                           min_effect_pct) for v in views}
+                           min_effect_pct, notes) for v in views}
     if "name" not in tables:
         tables["name"] = _op_table(base, new, "name", b_spans, n_spans, scale_b, scale_n, floor_ns, use_steps,
-                                   test, alpha, min_effect_pct)
+                                   test, alpha, min_effect_pct, notes)
     ops = tables["name"]
     if len(ops) and not ((ops["base_count"] > 0) & (ops["new_count"] > 0)).any():
         notes.append("the profiles have no op in common (different sources or devices name their ops "
