@@ -1,7 +1,8 @@
 // Entry of the widget bundle (anywidget's front-end contract: export default { render }). One bundle,
 // several views picked by the model's `_view`: profile (tabbed), timeline, hotspots, findings, calltree,
-// charts, diff. Only model.get/set/on/off/save_changes/send are used, so a read-only static host (see
-// host.js, used by the HTML report) renders the same views.
+// charts, diff, and report (the HTML report's sections, see report.js). Only
+// model.get/set/on/off/save_changes/send are used, so a read-only static host (see host.js, used by the
+// HTML report) renders the same views.
 
 import css from "./style.css";
 import { h, clear, debounce } from "./dom.js";
@@ -14,6 +15,7 @@ import { CallTree } from "./calltree.js";
 import { Charts } from "./charts.js";
 import { overview } from "./overview.js";
 import { DiffView } from "./diff.js";
+import { buildReport } from "./report.js";
 
 export { createStaticModel, renderStatic } from "./host.js";
 export { buildTree } from "./calltree.js";
@@ -145,6 +147,13 @@ const VIEWS = {
     const view = new DiffView(model.get("diff"), a, b);
     root.appendChild(view.el);
     requestAnimationFrame(() => view.attached());
+  },
+
+  async report(model, root, t0) {
+    const [data, evidence, base] = await Promise.all([loadEvents(model), loadEvidence(model), loadEvents(model, "baseline")]);
+    const r = buildReport(model, root, { data, base, evidence, onTimeline: (store, tl) => syncTimeline(model, store, tl, t0) });
+    r.ready.then(() => { root.dataset.charts = "1"; });
+    return r.cleanup;
   },
 
   async profile(model, root, t0) {
