@@ -34,7 +34,6 @@ def build(n_events: int, seed: int = 0) -> Profile:
     per_op = 3  # op, launch, kernel
     n_ops = n_events // per_op
     ops_per_step = 500
-    n_steps = max(1, n_ops // ops_per_step)
     op_dur = rng.integers(8 * US, 30 * US, n_ops)
     gap = rng.integers(1 * US, 6 * US, n_ops)
     # a sync (blocking) at the end of every step: 300 us

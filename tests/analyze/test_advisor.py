@@ -183,7 +183,7 @@ def test_small_ops_and_python_gaps_on_host_trace():
         t += 10_000
     for i in range(5):  # then Python building inputs: 2 ms gaps before torch.tensor
         t += 2_000_000
-        o = tr.op("aten::lift_fresh", t, 5_000)
+        tr.op("aten::lift_fresh", t, 5_000)
         t += 10_000
     p = tr.profile(wall_ns=t)
     fs = {f.rule: f for f in findings(p)}

@@ -5,7 +5,6 @@ shapes)."""
 from __future__ import annotations
 
 import json
-import math
 import re
 
 import numpy as np
@@ -244,7 +243,6 @@ def _factor_gain(ctx, rows, factor_per_row):
     # the factor of the flagged row each piece belongs to: its own or its nearest flagged ancestor's
     row_factor = np.ones(ctx.n)
     row_factor[rows] = factor_per_row[rows]
-    cur = np.arange(ctx.n)
     eff = np.where(inside, row_factor, np.nan)
     par = ctx.rows_of_parent.copy()
     todo = np.isnan(eff) & anc

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 
 import numpy as np
-import pandas as pd
 
 from .. import classify as C
 from ..intervals import covered_within, gaps, union
@@ -84,7 +83,6 @@ def launch_bound(ctx, th):
         return
     # graph capture replays the captured ops without their host work: the launch calls of short
     # kernels and the framework ops around them (the ops whose every kernel is short)
-    from ..timeline import ancestor_flag
     mask = np.zeros(ctx.n, dtype=bool)
     mask[ls["launch"].to_numpy()] = True
     op_rows = _enclosing_ops(ctx, ls["launch"].to_numpy())

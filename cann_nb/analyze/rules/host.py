@@ -3,7 +3,6 @@ data loading, GC, compilation, cold start."""
 
 from __future__ import annotations
 
-import math
 import re
 
 import numpy as np
@@ -66,7 +65,6 @@ def small_op_runs(ctx, short_ns: int, gap_ns: int, min_run: int) -> pd.DataFrame
     link = np.zeros(len(u), dtype=bool)
     link[1:] = short[1:] & short[:-1] & (s[1:] - e[:-1] < gap_ns)
     run_start = ~link
-    rid = np.cumsum(run_start) - 1
     first = np.flatnonzero(run_start)
     last = np.append(first[1:], len(u)) - 1
     n = last - first + 1
@@ -217,7 +215,6 @@ def python_gaps(ctx, th):
 def _flag_rule(ctx, th, flag: np.ndarray, rule_id: str, category: str, what: str, suggestion: str,
                min_each_ns: int = 0):
     """Shared body: time inside flagged host events (and what they contain), replayed away."""
-    from ..timeline import ancestor_flag
     rows = np.flatnonzero(flag & ctx.is_host & (ctx.dur >= min_each_ns))
     if not len(rows):
         return

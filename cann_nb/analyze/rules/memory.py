@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from .. import classify as C
 from ..memory import fragmentation, memory_churn, memory_growth, peak_memory
