@@ -204,3 +204,29 @@ def test_console_entry_point_check(store):
     assert r.returncode == 2 and "'nothing' is empty" in r.stderr
     r = proc("check", "--threshold", "100", "--file", store / "base")
     assert r.returncode == 2 and "missing unit" in r.stderr
+
+
+def test_analyze_calibrates_with_the_store_track_record(store, capsys, monkeypatch):
+    import cann_nb.analyze.api as api
+    from cann_nb.analyze.finding import Finding
+
+    def advisor(profile, **kw):
+        if profile.name == "slow":
+            return [Finding(rule="slow_mm", category="hotspot", severity="high", title="aten::mm is slow",
+                            ops=("aten::mm",), est_gain_ns=1e8, est_gain_pct=50.0,
+                            evidence={"wall_ns": profile.wall_ns})]
+        return []
+
+    monkeypatch.setattr(api, "findings", advisor)
+    # the change slow -> base resolved slow_mm and saved 120 ms of the predicted 100 ms
+    code, out, _ = run_cli(capsys, "compare", "slow", "base", "--store", store)
+    assert code == 0 and "track record: slow_mm predicted 100.000 ms" in out
+    code, out, _ = run_cli(capsys, "analyze", "slow", "--store", store, "--json")
+    d = json.loads(out)
+    f = d["findings"][0]
+    assert d["track_record"]["records"] == 1 and f["evidence"]["calibration"]["factor"] > 1
+    assert f["est_gain_ns"] > 1e8 and f["evidence"]["calibration"]["uncalibrated_gain_ns"] == 1e8
+    code, out, _ = run_cli(capsys, "analyze", "slow", "--store", store, "--json", "--no-calibrate")
+    assert json.loads(out)["findings"][0]["est_gain_ns"] == 1e8
+    code, out, _ = run_cli(capsys, "analyze", "slow", "--store", store)
+    assert "advisor track record: 1 resolved findings" in out and "calibrated x" in out
