@@ -196,13 +196,18 @@ class Monitor:
     # -- the window thread --------------------------------------------------------------------
     def _run(self) -> None:
         self._cpu_mark = time.thread_time_ns()
-        self._warm_up()
+        start = time.perf_counter()
+        self._warm = not ("torch" in self.collectors and self.sample_rate > 0)
         try:
-            self._open_window()
+            self._open_window()       # the first window starts now; its burst is armed after the warm-up
         except Exception as exc:
             self._error(f"could not open window: {type(exc).__name__}: {exc}")
+        if not self._warm:
+            self._warm_up()
+            self._warm = True
+            if self._host is not None and time.perf_counter() < start + self.interval * (1 - self.sample_rate):
+                self._arm(start + self.interval)
         k = 1
-        start = time.perf_counter()
         while True:
             due = start + k * self.interval
             if self._halt.wait(max(due - time.perf_counter(), 0.0)):
@@ -214,8 +219,7 @@ class Monitor:
         self._rotate(final=True)
 
     def _warm_up(self) -> None:
-        if "torch" not in self.collectors or self.sample_rate <= 0:
-            return
+        """torch.profiler's first start in a process costs 1-2.5 s: pay it here, not in a served call."""
         try:
             from ..collect.session import torch_busy
             from ..collect.torch_collector import TorchCollector
@@ -237,10 +241,17 @@ class Monitor:
         self._host = host
         self._w_t0 = host.t0_ns
         self._skipped0 = self._rec.skipped
-        if self.sample_rate > 0 and self.collectors and not self._halt.is_set():
-            span = self.interval * (1.0 - self.sample_rate)
-            at = time.perf_counter_ns() + int(self._random.uniform(0.0, span) * 1e9)
-            self._rec.arm(at, int(self.sample_rate * self.interval * 1e9))
+        if self._warm:
+            self._arm(time.perf_counter() + self.interval)
+
+    def _arm(self, window_end: float) -> None:
+        """Arm this window's burst at a random instant that leaves it time to finish in the window."""
+        if self.sample_rate <= 0 or not self.collectors or self._halt.is_set():
+            return
+        duration = self.sample_rate * self.interval
+        now = time.perf_counter()
+        at = now + self._random.uniform(0.0, max(window_end - duration - now, 0.0))
+        self._rec.arm(int(at * 1e9), int(duration * 1e9))
 
     def _open_burst(self):
         """Called in the serving thread when a burst is due: a started op-collector session, or None."""
@@ -395,7 +406,18 @@ def step_all() -> None:
 
 @atexit.register
 def _stop_all() -> None:
-    for mon in list(_live):
+    monitors = list(_live)
+    if not monitors:
+        return
+    try:
+        # by now concurrent.futures refuses new work ("cannot schedule new futures after interpreter
+        # shutdown"), and pyarrow converts a long table to Parquet on a thread pool: convert serially
+        import pyarrow
+
+        pyarrow.set_cpu_count(1)
+    except Exception:
+        pass
+    for mon in monitors:
         try:
             mon.stop(timeout=mon.exit_timeout)
         except Exception:
