@@ -27,7 +27,10 @@ Checks
   ``--baseline B --max-regression R``  (value - baseline) / baseline <= R. When both profiles have at
       least 2 recorded steps, the change must also be statistically significant (Welch's t-test on
       the per-step samples, p < ``--alpha``, default 0.05) to count as a breach: a difference within
-      the run-to-run noise passes. Without steps on both sides the values alone decide.
+      the run-to-run noise passes. A cold first step (the slowest, over 1.2x the median of the
+      others) is left out of the samples; if the two runs' first steps differ by more than 5 % of the
+      e2e or op total, or the steps cover less than 90 % of it, or a side has no steps, the values
+      alone decide.
   ``--max-memory [DEV=]SIZE``      peak allocated memory of each device with allocator data (or of DEV,
       e.g. ``host:rss=3GB`` for the host's resident set) <= SIZE
 
@@ -59,6 +62,7 @@ TIME_UNITS = {"ns": 1.0, "us": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9}
 SIZE_UNITS = {"B": 1.0, "kB": 1e3, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12,
               "KiB": 1024.0, "MiB": 1024.0 ** 2, "GiB": 1024.0 ** 3, "TiB": 1024.0 ** 4}
 STEP_METRICS = {"step_p50": 50.0, "step_p99": 99.0}
+MIN_EFFECT_PCT = 5.0   # first (cold) steps differing by more than this share of the baseline: untestable
 AGGREGATES = ("mean", "max", "min", "last")
 _QTY_RE = re.compile(r"^(?P<num>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s?(?P<unit>[^\s\d.][^\s]*)?$")
 _AGG_RE = re.compile(r"^(?P<agg>mean|max|min|last)\((?P<name>.+)\)$")
@@ -153,6 +157,8 @@ class MetricValue:
     kind: str                      # "time" (ns) or "number"
     value: float
     samples: np.ndarray | None     # per-step samples for significance (None without >= 2 steps)
+    first: float | None = None     # the metric's value in the first step (when there are samples)
+    cold: bool = False             # the first step is a cold start, left out of ``samples``
 
 
 def check_metric_name(name: str) -> str:
@@ -166,24 +172,31 @@ def check_metric_name(name: str) -> str:
 
 def metric_value(profile, name: str) -> MetricValue:
     """The value of one metric on one profile; CheckInputError when the profile cannot give it."""
-    from .comparison import STEP_COVERAGE, _per_step, step_spans, steps_cover_wall
+    from .comparison import STEP_COVERAGE, _per_step, steady, step_spans, steps_cover_wall
 
     label = profile.name or "profile"
     spans = step_spans(profile)
+    keep = steady(spans)            # samples leave out a cold first step
+    samples_ok = int(keep.sum()) >= 2
+    cold = bool(len(keep) and not keep[0])
     if name == "e2e":
         if not len(profile.events) and not profile.meta.get("wall_ns"):
             raise CheckInputError(f"profile {label!r} is empty: no events and no wall time")
         # the steps judge the end-to-end time only when they cover it (setup outside them could change)
-        samples = spans["dur_ns"].to_numpy(float) \
-            if len(spans) >= 2 and steps_cover_wall(profile, spans) >= STEP_COVERAGE else None
-        return MetricValue(name, "time", float(profile.wall_ns), samples)
+        d = spans["dur_ns"].to_numpy(float)
+        if samples_ok and steps_cover_wall(profile, spans) >= STEP_COVERAGE:
+            return MetricValue(name, "time", float(profile.wall_ns), d[keep], float(d[0]), cold)
+        return MetricValue(name, "time", float(profile.wall_ns), None)
     if name in STEP_METRICS:
         if not len(spans):
             raise CheckInputError(f"metric {name}: profile {label!r} has no step events; profile with --repeat N, "
                                   "call cann_nb.step() at the start of each iteration, or (torch.profiler) "
                                   "prof.step() for ProfilerStep#N spans")
         d = spans["dur_ns"].to_numpy(float)
-        return MetricValue(name, "time", float(np.percentile(d, STEP_METRICS[name])), d if len(d) >= 2 else None)
+        value = float(np.percentile(d, STEP_METRICS[name]))
+        if samples_ok:  # a percentile is not moved by one cold step: no first-step rule for it
+            return MetricValue(name, "time", value, d[keep])
+        return MetricValue(name, "time", value, None)
     if name.startswith("op:"):
         op = name[3:]
         ev = profile.events
@@ -194,13 +207,12 @@ def metric_value(profile, name: str) -> MetricValue:
             raise CheckInputError(f"metric {name}: profile {label!r} has no op named {op!r}"
                                   + (f" (close: {', '.join(close)})" if close else ""))
         total = float(ev["dur_ns"].to_numpy()[sel].sum())
-        samples = None
-        if len(spans) >= 2:
+        if samples_ok:
             per = _per_step(ev[sel], "name", spans)
-            samples = per.sum(axis=0).to_numpy(float) if per is not None and len(per) else np.zeros(len(spans))
-            if samples.sum() < STEP_COVERAGE * total:  # mostly outside the steps: they cannot judge it
-                samples = None
-        return MetricValue(name, "time", total, samples)
+            all_steps = per.sum(axis=0).to_numpy(float) if per is not None and len(per) else np.zeros(len(spans))
+            if all_steps.sum() >= STEP_COVERAGE * total:  # else mostly outside the steps: they cannot judge it
+                return MetricValue(name, "time", total, all_steps[keep], float(all_steps[0]), cold)
+        return MetricValue(name, "time", total, None)
     m = _AGG_RE.match(name)
     agg, counter = (m.group("agg"), m.group("name")) if m else ("mean", name)
     cn = profile.counters
@@ -512,8 +524,15 @@ def _regression_row(label, mv: MetricValue, bv: MetricValue, reg, reg_text, unit
     delta = mv.value - base
     change = 100.0 * delta / base if base > 0 else (math.inf if delta > 0 else 0.0)
     p = math.nan
+    cold_note = ""
     if mv.samples is not None and bv.samples is not None:
         p = sig.p_value(bv.samples, mv.samples, test)
+        if (mv.cold or bv.cold) and mv.first is not None and bv.first is not None and \
+                abs(mv.first - bv.first) > MIN_EFFECT_PCT / 100.0 * abs(base):
+            # the left-out cold first steps changed notably: one sample per side, no test can judge it
+            p = math.nan
+            cold_note = (f"the first (cold) steps differ by {_fmt(mv.first - bv.first, unit)}; "
+                         "significance unknown, the values alone decide")
     significant = bool(p < alpha) if math.isfinite(p) else None
     if kind == "percent":
         over = change > limit
@@ -529,7 +548,7 @@ def _regression_row(label, mv: MetricValue, bv: MetricValue, reg, reg_text, unit
         msg = (f"{F.pct(change)} is over the budget but within the run-to-run noise "
                f"(p = {F.pvalue(p)} >= {alpha:g}): not counted")
     elif over and significant is None:
-        msg = "significance unknown (no per-step samples on both sides); the values alone decide"
+        msg = cold_note or "significance unknown (no per-step samples on both sides); the values alone decide"
     elif over:
         msg = f"regressed by {F.pct(change)} ({_fmt(delta, unit)}), significant (p = {F.pvalue(p)})"
     else:

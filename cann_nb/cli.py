@@ -133,7 +133,7 @@ def _check_description() -> str:
     from . import check
 
     doc = check.__doc__.split("\n", 2)[2]
-    return "Check profiles against budgets.\n\n" + doc.replace("%", "%%")
+    return "Check profiles against budgets.\n\n" + doc.replace("``", "")
 
 
 def main(argv: list[str] | None = None) -> int:

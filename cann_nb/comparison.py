@@ -21,6 +21,10 @@ bucket``. A name present on one side only is ``added`` / ``removed``; otherwise 
   by default, see significance.py) must give ``p < alpha`` (default 0.05); a change that is not
   significant is ``unchanged`` however large, because it is within the run-to-run noise. Without
   steps on both sides significance is unknown (``p_value`` NaN, ``significant`` NA) and says so.
+  A cold first step (>= 3 steps, the first the slowest and over 1.2x the median of the rest) is left
+  out of the samples; when the two profiles' first steps differ by more than the minimum effect of a
+  quantity's base total, that quantity's significance is unknown (one sample per side cannot be
+  tested), and so it is when less than 90 % of it lies inside the steps (setup, teardown).
 
 When the two profiles have different numbers of steps, counts and totals are divided by the number
 of steps of their profile (per-step values), and the end-to-end time is the mean step time.
@@ -277,7 +281,8 @@ def step_spans(profile) -> pd.DataFrame:
     from .analyze.steps import steps
 
     if not len(profile.events):
-        return pd.DataFrame({"start_ns": np.empty(0, np.int64), "end_ns": np.empty(0, np.int64)})
+        return pd.DataFrame({"start_ns": np.empty(0, np.int64), "end_ns": np.empty(0, np.int64),
+                             "dur_ns": np.empty(0, np.int64)})
     st = steps(profile, infer=False)
     return st[["start_ns", "end_ns", "dur_ns"]].reset_index(drop=True)
 
@@ -392,13 +397,16 @@ def _op_table(base, new, by: str, b_spans, n_spans, scale_b: float, scale_n: flo
         if sb is None or sn is None:
             notes.append(f"ops by {by}: too many ops x steps (> {DENSE_LIMIT:,}) for per-op significance")
         else:
-            p = sig.p_values(sb, sn, test)
-            # an op whose time lies mostly outside the steps (setup, teardown) cannot be judged
-            # from its per-step samples: its significance is unknown
+            keep_b, keep_n = steady(b_spans), steady(n_spans)
+            p = sig.p_values(sb[:, keep_b], sn[:, keep_n], test)
+            # an op whose time lies mostly outside the steps (setup, teardown) cannot be judged from its
+            # per-step samples, nor one whose time in a left-out cold first step changed notably
             raw_b = m["total_ns_b"].fillna(0).to_numpy(float)
             raw_n = m["total_ns_n"].fillna(0).to_numpy(float)
-            inside = (_covered(sb.sum(axis=1), raw_b) & _covered(sn.sum(axis=1), raw_n))
-            p = np.where(inside, p, np.nan)
+            judged = _covered(sb.sum(axis=1), raw_b) & _covered(sn.sum(axis=1), raw_n)
+            if not (keep_b[0] and keep_n[0]):
+                judged &= ~_cold_changed(sb[:, 0], sn[:, 0], raw_b, min_effect_pct)
+            p = np.where(judged, p, np.nan)
     out["p_value"] = p
     significant = pd.array(np.where(np.isfinite(p), p < alpha, False), dtype="boolean")
     significant[~np.isfinite(p)] = pd.NA
@@ -416,6 +424,29 @@ def _op_table(base, new, by: str, b_spans, n_spans, scale_b: float, scale_n: flo
     out["bucket"] = bucket
     order = np.argsort(-np.abs(delta), kind="stable")
     return out.iloc[order].reset_index(drop=True)[VIEW_KEYS[by] + OP_COLUMNS]
+
+
+COLD_FACTOR = 1.2     # a first step this much slower than the median of the rest is a cold start:
+                      # it is left out of the samples (if the first steps of the two profiles differ by
+                      # more than the minimum effect, that quantity's significance is unknown instead)
+
+
+def steady(spans: pd.DataFrame) -> np.ndarray:
+    """Which steps are samples of the steady state: all, except a cold first step (at least 3 steps, the
+    first the slowest and over COLD_FACTOR x the median of the others: imports, caches, allocator and
+    kernel warm-up), which would otherwise inflate the variance and hide real changes."""
+    d = spans["dur_ns"].to_numpy(float) if len(spans) else np.empty(0)
+    mask = np.ones(len(d), dtype=bool)
+    if len(d) >= 3 and d[0] > d[1:].max() and d[0] > COLD_FACTOR * np.median(d[1:]):
+        mask[0] = False
+    return mask
+
+
+def _cold_changed(first_b, first_n, total_b, min_effect_pct: float) -> np.ndarray:
+    """True where the first steps (one of them a left-out cold start) differ by more than the minimum
+    effect of the base total: a change there is one sample per side, which no test can judge."""
+    first_b, first_n, total_b = (np.asarray(x, float) for x in (first_b, first_n, total_b))
+    return np.abs(first_n - first_b) > (min_effect_pct / 100.0) * total_b
 
 
 def _covered(in_steps, total) -> np.ndarray:
@@ -591,8 +622,19 @@ def compare(base, new, *, views=VIEWS, test: str = sig.DEFAULT_TEST, alpha: floa
                           "to test changes against run-to-run noise")
     # end-to-end
     wb, wn = float(base.wall_ns) * scale_b, float(new.wall_ns) * scale_n
-    p_e2e = sig.p_value(b_spans["dur_ns"].to_numpy(float), n_spans["dur_ns"].to_numpy(float), test) \
-        if use_steps else math.nan
+    keep_b, keep_n = steady(b_spans), steady(n_spans)
+    for side, spans, keep in (("base", b_spans, keep_b), ("new", n_spans, keep_n)):
+        if len(keep) and not keep[0]:
+            notes.append(f"the {side} profile's first step is a cold start ({F.ns(spans['dur_ns'].iloc[0])}, the "
+                         f"others' median {F.ns(spans['dur_ns'].iloc[1:].median())}): it is left out of the "
+                         "significance tests")
+    db, dn = b_spans["dur_ns"].to_numpy(float), n_spans["dur_ns"].to_numpy(float)
+    p_e2e = sig.p_value(db[keep_b], dn[keep_n], test) if use_steps else math.nan
+    if use_steps and not (keep_b[0] and keep_n[0]) and \
+            _cold_changed(db[:1], dn[:1], [float(base.wall_ns)], min_effect_pct)[0]:
+        p_e2e = math.nan
+        notes.append(f"the first (cold) steps differ by {F.ns(dn[0] - db[0], True)}, over {min_effect_pct:g}% of "
+                     "the base end-to-end time: the end-to-end change is not tested for significance")
     cover = (steps_cover_wall(base, b_spans), steps_cover_wall(new, n_spans))
     if use_steps and min(cover) < STEP_COVERAGE:
         p_e2e = math.nan  # time outside the steps changed the end-to-end time too: the steps cannot tell

@@ -54,3 +54,17 @@ def stepped(ops: dict, steps: int = 5, seed: int = 0, noise: float = 0.02, name:
 
 def empty(name: str = "empty") -> Profile:
     return Profile(meta={"name": name})
+
+
+def with_cold_first_step(profile, extra_ns):
+    """The profile with its first step made longer by ``extra_ns`` (a cold start), later events shifted."""
+    ev = profile.events.copy()
+    steps = ev[ev["cat"] == "step"].sort_values("start_ns")
+    first_end = int(steps["start_ns"].iloc[1])
+    op0 = ev.index[(ev["cat"] == "op") & (ev["start_ns"] < first_end)][0]
+    later = ev["start_ns"] >= first_end
+    ev.loc[later, "start_ns"] += extra_ns
+    ev.loc[op0, "dur_ns"] += extra_ns
+    s0 = steps.index[0]
+    ev.loc[s0, "dur_ns"] += extra_ns
+    return Profile(ev, meta={**profile.meta, "wall_ns": profile.wall_ns + extra_ns})

@@ -10,7 +10,7 @@ import pytest
 from cann_nb.check import CheckInputError, check, metric_value, parse_quantity, parse_size, parse_time
 from cann_nb.store import Session
 
-from .synth_steps import empty, stepped
+from .synth_steps import empty, stepped, with_cold_first_step
 
 OPS = {"aten::mm": 10_000_000, "aten::add": 2_000_000}     # ~12 ms per step
 
@@ -117,8 +117,8 @@ def test_regression_against_a_baseline(store):
 
 def test_over_budget_but_within_the_noise_passes(tmp_path):
     s = Session(tmp_path / "st")
-    s.add(stepped(OPS, name="a", steps=4, noise=0.3, seed=17))
-    s.add(stepped(OPS, name="b", steps=4, noise=0.3, seed=20))
+    s.add(stepped(OPS, name="a", steps=5, noise=0.3, seed=10))
+    s.add(stepped(OPS, name="b", steps=5, noise=0.3, seed=31))
     a, b = (metric_value(s[n], "step_p50").value for n in ("a", "b"))
     assert b > 1.1 * a                                   # these seeds: more than 10 % apart by chance
     r = check(tmp_path / "st" / "b", baseline=tmp_path / "st" / "a", max_regression="10%", metrics=["step_p50"])
@@ -219,3 +219,15 @@ def test_every_metric_is_printed_even_without_a_limit_of_its_own(store):
     assert [(x.metric, x.check) for x in r.rows] == [("step_p50", "threshold"), ("e2e", "value"),
                                                       ("op:aten::add", "value")]
     assert r.exit_code == 0 and "value" in r.text()
+
+
+def test_cold_first_steps_left_out_or_undecidable(tmp_path):
+    s = Session(tmp_path / "st")
+    s.add(with_cold_first_step(stepped(OPS, name="a", steps=6), 200_000_000))
+    s.add(with_cold_first_step(stepped({**OPS, "aten::mm": 11_500_000}, name="b", steps=6, seed=1), 205_000_000))
+    s.add(with_cold_first_step(stepped(OPS, name="c", steps=6, seed=2), 300_000_000))
+    r = check(tmp_path / "st" / "b", baseline=tmp_path / "st" / "a", max_regression="5%", metrics=["step_p50"])
+    assert r.rows[0].significant is True and r.exit_code == 1          # +1.5 ms per 12 ms step: caught
+    r = check(tmp_path / "st" / "c", baseline=tmp_path / "st" / "a", max_regression="10%", metrics=["e2e"])
+    row = r.rows[0]
+    assert row.significant is None and "first (cold) steps differ" in row.message and row.breach
