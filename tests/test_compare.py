@@ -8,7 +8,6 @@ import json
 import math
 
 import numpy as np
-import pandas as pd
 import pytest
 
 import cann_nb
