@@ -160,6 +160,21 @@ class CannNbMagics(Magics):
         args = parse_argstring(self.cann_list, line)
         return self.runtime.store(args.output).list(versions=args.versions)
 
+    @magic_arguments()
+    @argument("name", nargs="?", default=None,
+              help="the profile: a variable holding one, a name in the store (NAME, NAME@k) or a path; "
+                   "default: the last profiled cell")
+    @argument("-o", "--output", default=None, metavar="FILE.html", help="where to write it (default: NAME.html)")
+    @argument("--against", default=None, metavar="BASE", help="compare with this profile (the baseline)")
+    @argument("--title", default=None, help="the report's title (default: the profile's name)")
+    @argument("--store", default=None, help="store directory (default: $CANN_NB_DIR or ./profile_results)")
+    @line_magic
+    def cann_report(self, line):
+        """Write a self-contained HTML report (opens offline, from disk, in any browser)."""
+        from .report.magic import run
+
+        run(self.runtime, self.shell, parse_argstring(self.cann_report, line))
+
 
 class _CellRewriter(ast.NodeTransformer):
     """Wraps a profiled cell's module in begin/try/except/end (see the module docstring)."""
