@@ -33,11 +33,12 @@ def load_session(path=None):
     return Session(path)
 
 
-def load(path, name=None):
-    """A Profile from a stored profile directory or from any importable trace or folder."""
+def load(path, name=None, **options):
+    """A Profile from a stored profile directory or any importable trace or folder; a ProfileGroup
+    (rank -> Profile) for a folder of ranks. ``options``: workers, progress (multi-rank imports)."""
     from .loading import load as _load
 
-    return _load(path, name=name)
+    return _load(path, name=name, **options)
 
 
 def step() -> None:

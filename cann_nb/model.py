@@ -269,6 +269,12 @@ class Profile:
 
         return analyze(self)
 
+    def compare(self, other, **kwargs):
+        """Before/after comparison with ``other`` (this profile is the base, ``other`` the new one)."""
+        from .comparison import compare
+
+        return compare(self, other, **kwargs)
+
     def show(self) -> None:
         """The tabbed interactive view (Overview, Timeline, Hotspots, Suggestions, Memory)."""
         from .widgets import show
