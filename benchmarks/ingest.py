@@ -233,7 +233,18 @@ def _child(mode: str, path: str) -> dict:
     wall = time.perf_counter() - t
     r1 = resource.getrusage(resource.RUSAGE_SELF)
     cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
-    return {"mode": mode, "wall_s": wall, "cpu_s": cpu, "peak_rss_mb": r1.ru_maxrss / 1024, "rows": n}
+    return {"mode": mode, "wall_s": wall, "cpu_s": cpu, "peak_rss_mb": _peak_rss_mb(), "rows": n}
+
+
+def _peak_rss_mb() -> float:
+    """VmHWM of this process (ru_maxrss would inherit the parent's peak across fork+exec)."""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def _ensure_hta() -> Path | None:
@@ -281,23 +292,26 @@ def _table(res: dict, n_events: int, size_mb: float, cmd: str) -> str:
              "process; peak RSS is that process's maximum resident set (getrusage).", "",
              f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
              f"{time.strftime('%Y-%m-%d')}.", "",
-             "| loader | wall (s) | peak RSS (MB) | cann_nb speed-up |", "|---|---:|---:|---:|"]
+             "| loader | wall (s) | CPU (s) | peak RSS (MB) | cann_nb speed-up (wall) | (CPU) |",
+             "|---|---:|---:|---:|---:|---:|"]
     for mode, label in LABELS.items():
         if mode not in res:
             continue
         r = res[mode]
-        ratio = r["wall_s"] / ours["wall_s"]
-        lines.append(f"| {label} | {r['wall_s']:.2f} | {r['peak_rss_mb']:.0f} | "
-                     f"{'-' if mode == 'cann_nb' else f'{ratio:.2f}x'} |")
+        ratio, cratio = r["wall_s"] / ours["wall_s"], r["cpu_s"] / ours["cpu_s"]
+        lines.append(f"| {label} | {r['wall_s']:.2f} | {r['cpu_s']:.2f} | {r['peak_rss_mb']:.0f} | "
+                     + ("- | - |" if mode == "cann_nb" else f"{ratio:.2f}x | {cratio:.2f}x |"))
     goals = []
     if "hta" in res:
-        sp = res["hta"]["wall_s"] / ours["wall_s"]
-        goals.append(f"- >= 8x faster than HTA: **{sp:.1f}x** ({'met' if sp >= 8 else 'NOT met'})")
+        sp, cp = res["hta"]["wall_s"] / ours["wall_s"], res["hta"]["cpu_s"] / ours["cpu_s"]
+        goals.append(f"- >= 8x faster than HTA: **{sp:.1f}x** wall, **{cp:.1f}x** CPU "
+                     f"({'met' if min(sp, cp) >= 8 else 'met on ' + ('wall' if sp >= 8 else 'CPU') if max(sp, cp) >= 8 else 'NOT met'})")
     goals.append(f"- peak RSS < 1.5 GB: **{ours['peak_rss_mb']:.0f} MB** "
                  f"({'met' if ours['peak_rss_mb'] < 1536 else 'NOT met'})")
     if "json_nogc" in res:
-        q = ours["wall_s"] / res["json_nogc"]["wall_s"]
-        goals.append(f"- within 1.5x of `json.load` with gc off: **{q:.2f}x** ({'met' if q <= 1.5 else 'NOT met'})")
+        q, cq = ours["wall_s"] / res["json_nogc"]["wall_s"], ours["cpu_s"] / res["json_nogc"]["cpu_s"]
+        goals.append(f"- within 1.5x of `json.load` with gc off: **{q:.2f}x** wall, **{cq:.2f}x** CPU "
+                     f"({'met' if max(q, cq) <= 1.5 else 'NOT met on ' + ('wall' if q > 1.5 else 'CPU')})")
     lines += ["", "Goals:", *goals, "", "Reproduce:", "", "```bash", cmd, "```", ""]
     return "\n".join(lines)
 
@@ -351,9 +365,8 @@ def main(argv=None) -> int:
 
 
 def _count(path: Path) -> int:
-    import orjson
-
-    return len(orjson.loads(path.read_bytes())["traceEvents"])
+    """Events in the generated trace (every event has exactly one "ph" key; no parse needed)."""
+    return path.read_bytes().count(b'"ph":')
 
 
 if __name__ == "__main__":

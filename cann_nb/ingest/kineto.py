@@ -57,7 +57,7 @@ def read_kineto(source, *, t0_ns: int | None = None, python_functions: bool = Fa
     """
     label, path = _label(source)
     with gc_paused():
-        stream = EventStream(source, label, decoder=kineto_structs.decode, decoder_avoid=b'"C"')
+        stream = EventStream(source, label, decoder=kineto_structs.decode)
         cols = Columns(label, python_functions, own_export=isinstance(stream.top.get("cann_nb"), dict))
         iter_chunks(stream, cols.consume)
         prof = _Assembler(cols, stream.top, label, path, t0_ns, name).profile()
@@ -167,7 +167,8 @@ class _Assembler:
             kind = m.group(1).lower() if m and m.group(1).upper() != "CPU" else None
             pid_kind.append("cuda" if kind == "gpu" else kind)
         hosts_dev = np.zeros(len(self.pid_vals) + 1, dtype=bool)
-        hosts_dev[np.unique(pid[np.isin(grp, DEVICE_GROUPS)])] = True
+        hosts_dev[:-1] = np.bincount(pid[np.isin(grp, DEVICE_GROUPS) & (pid >= 0)],
+                                     minlength=len(self.pid_vals))[: len(self.pid_vals)] > 0
         hosts_dev[-1] = False
         pid_is_dev = np.array([k is not None for k in pid_kind] + [False]) | hosts_dev
         is_dev = np.isin(grp, DEVICE_GROUPS) | (np.isin(grp, (RUNTIME, OTHER)) & pid_is_dev[pid])
@@ -559,7 +560,9 @@ def _factorize_rows(*cols: np.ndarray):
         codes = codes * (len(uniq) + 1) + local
         codes, _ = pd.factorize(codes)          # keep the combined code small
     codes = codes.astype(np.int64)
-    _, first = np.unique(codes, return_index=True)   # codes are 0..k-1 in first-seen order
+    # codes are 0..k-1 in first-seen order: the running maximum rises exactly at first occurrences
+    top = np.maximum.accumulate(codes)
+    first = np.flatnonzero(np.concatenate(([True], top[1:] > top[:-1])))
     return codes, np.stack([c[first] for c in cols], axis=1), first
 
 

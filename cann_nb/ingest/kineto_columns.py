@@ -133,8 +133,13 @@ def _get(items: list, key, default=None) -> list:
     if key == "args" and None in values:
         values = [EMPTY_ARGS if v is None else v for v in values]
     elif key in RAW_KEYS:
-        values = [None if v == b"null" else v for v in map(bytes, values)]
+        values = list(map(bytes, values))     # raw JSON text; b"null" when absent
     return values
+
+
+def _present(values: list) -> bool:
+    """Whether any value is there (None, or raw b"null" from the struct path, count as absent)."""
+    return len(values) > values.count(None) + values.count(b"null")
 
 
 def _code_of(uniques, value) -> int:
@@ -457,11 +462,11 @@ class Columns:
         if len(ops):
             sub = _take(args, ops)
             dims = _get(sub, "Input Dims")
-            if any(d is not None for d in dims):
+            if _present(dims):
                 shapes[ops] = self._list_codes(self.shapes, dims, first, "Input Dims", idx[ops])
                 dtypes[ops] = self._list_codes(self.dtypes, _get(sub, "Input type"), first, "Input type", idx[ops])
             conc = _get(sub, "Concrete Inputs")   # scalar arguments (stride, padding...), PyTorch 2.1+
-            if any(c is not None for c in conc):
+            if _present(conc):
                 concrete[ops] = self._list_codes(self.concrete, conc, first, "Concrete Inputs", idx[ops])
             fl = _get(sub, "flops", np.nan)
             if any(f == f for f in fl):
@@ -496,13 +501,16 @@ class Columns:
     def _flows(self, chunk, idx, exact_ts, pha_start):
         label, first = self.label, chunk.first
         fl = _take(chunk.events, idx)
-        cats = _get(fl, "cat")
-        self.flow_cats.update({c for c in cats if isinstance(c, str)})
-        keep = np.fromiter((isinstance(c, str) and c in LINK_FLOWS for c in cats), dtype=bool, count=len(cats))
+        try:
+            code, uniq = pd.factorize(np.fromiter(_get(fl, "cat"), dtype=object, count=len(fl)))
+        except TypeError:   # an unhashable cat: not a launch flow
+            code, uniq = np.zeros(len(fl), dtype=np.int64), [None]
+        self.flow_cats.update(u for u in uniq if isinstance(u, str))
+        link = np.array([isinstance(u, str) and u in LINK_FLOWS for u in uniq] + [False])
+        keep = link[code]
         if not keep.all():
-            for c, k in zip(cats, keep):
-                if not k:
-                    self._count(f"flow {c}")
+            for c, cnt in pd.Series(code[~keep]).value_counts().items():
+                self._count(f"flow {uniq[c] if c >= 0 else None}", cnt)
             sel = np.flatnonzero(keep)
             fl, idx = _take(fl, sel), idx[sel]
         if not fl:
@@ -526,7 +534,8 @@ class Columns:
         tried: slower at chunk sizes that keep a chunk in cache, and much more code.)"""
         if any(type(v) is bytes for v in values[:64]):   # raw JSON text (msgspec path): None or bytes
             local, uniq = pd.factorize(np.fromiter(values, dtype=object, count=len(values)))
-            lut = np.array([interner.code_of(_compact(u)) for u in uniq] + [-1], dtype=np.int64)
+            lut = np.array([-1 if u is None or u == b"null" else interner.code_of(_compact(u)) for u in uniq] + [-1],
+                           dtype=np.int64)
             return lut[local]
         try:
             blobs = list(map(orjson.dumps, values))
@@ -569,6 +578,13 @@ class Columns:
 
     def _counters(self, chunk, idx, exact_ts):
         cs = _take(chunk.events, idx)
+        if cs and not isinstance(cs[0], dict) and chunk.raw is not None:
+            # structs keep only known args; counters name theirs freely: read these events as dicts
+            try:
+                cs = _take(orjson.loads(b"[" + bytes(chunk.raw) + b"]"), idx)
+            except orjson.JSONDecodeError as exc:
+                raise TraceFormatError(self.label, f"traceEvents[{chunk.first}:{chunk.first + len(chunk.events)}]",
+                                       "valid JSON", str(exc).split(":")[0]) from None
         ts, exact_ts = self._ts(chunk, idx, _get(cs, "ts"), exact_ts)
         rows_ts, src, metric, value = [], [], [], []
         for e, t in zip(cs, ts.tolist()):

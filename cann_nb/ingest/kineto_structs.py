@@ -7,8 +7,8 @@ so a 1M-event trace costs ~40% less CPU to parse, walk and free. Field defaults 
 the dict path asks for, so kineto_columns reads both kinds with the same code.
 
 A chunk whose values do not fit these types (a string stream id, a list where a number belongs)
-raises msgspec.ValidationError and is re-read with orjson as plain dicts, so nothing is lost. Chunks
-with counter events (``"C"``) always take the dict path: counters carry arbitrary argument names.
+raises msgspec.ValidationError and is re-read with orjson as plain dicts, so nothing is lost. Counter
+events (``"C"``) name their arguments freely, so kineto_columns re-reads those few as dicts.
 """
 
 from __future__ import annotations
