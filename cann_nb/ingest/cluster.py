@@ -46,6 +46,8 @@ def find_ranks(path) -> list[tuple[int, Path]]:
     found = ascend_ranks(path)
     if len(found) >= 2:
         return sorted((int(r), Path(p)) for r, p in found)
+    if found:  # one Ascend run: its profiler_info/metadata JSON files are not Kineto ranks
+        return []
     files = kineto_files(path)
     if len(files) < 2:
         return []

@@ -51,6 +51,14 @@ def test_ascend_rank_folders_import_as_a_group(real_data):
         assert group[rank].events["device"].astype(str).str.startswith("npu:").any()
 
 
+def test_one_ascend_run_folder_is_one_profile_not_a_cluster(real_data):
+    # *_ascend_pt holds profiler_info_N.json and profiler_metadata.json: not two Kineto ranks
+    run = real_data / ASCEND_L1 / "rank0_ascend_pt"
+    assert find_ranks(run) == []
+    p = cann_nb.load(run, progress=False)
+    assert isinstance(p, cann_nb.Profile) and p.meta["rank"] == 0
+
+
 def test_a_broken_rank_names_its_file(real_data, tmp_path):
     import shutil
 
