@@ -129,7 +129,7 @@ def test_left_out_events_and_cut_tables_are_said():
     assert "holds 1,000 of 4,000 events" in html
 
 
-def test_columns_are_recompressed_and_decode():
+def test_columns_decode():
     from cann_nb.report.build import report_state
     from cann_nb.widgets._encode import decode
 
