@@ -57,6 +57,10 @@ def test_one_ascend_run_folder_is_one_profile_not_a_cluster(real_data):
     assert find_ranks(run) == []
     p = cann_nb.load(run, progress=False)
     assert isinstance(p, cann_nb.Profile) and p.meta["rank"] == 0
+    # what %cann_load displays: collectors follow DESIGN.md (name -> {status, ...})
+    assert p.meta["collectors"]["ascend"]["status"] == "ok"
+    bundle = p._repr_mimebundle_()
+    assert "rank0_ascend_pt" in bundle["text/plain"] and "ascend" in bundle["text/plain"]
 
 
 def test_a_broken_rank_names_its_file(real_data, tmp_path):

@@ -295,7 +295,7 @@ def _meta(parts: Parts, t0: int, name, rank, dev_ids, events) -> dict:
         "t0_ns": int(t0),
         "rank": r, "world_size": ws, "device": dev_name, "devices": devices,
         "environment": env, "options": options,
-        "collectors": {"ascend": parts.fmt},
+        "collectors": {"ascend": {"status": "ok", "format": parts.fmt}},  # DESIGN.md: name -> {status, ...}
         "dropped": {k: int(v) for k, v in parts.dropped.items() if v},
         "ascend": asc,
     }
