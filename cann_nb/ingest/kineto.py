@@ -31,7 +31,7 @@ from ..nesting import nest
 from . import kineto_structs
 from .chunked_json import EventStream, gc_paused, iter_chunks
 from .kineto_columns import (ANNOT, DEVICE_GROUPS, GPU_ANNOT, KERNEL, LEGACY_CATS, MEMCPY, MEMSET, OP, OTHER, PY,
-                             RUNTIME, SYNC, Columns)
+                             RUNTIME, SYNC, Columns, in_groups)
 
 # c10::DeviceType -> cann_nb device prefix (HIP is reported as a CUDA device, as torch does on ROCm)
 C10_DEVICE = {0: "cpu", 1: "cuda", 2: "mkldnn", 3: "opengl", 4: "opencl", 5: "ideep", 6: "cuda", 7: "fpga",
@@ -43,8 +43,6 @@ _STREAM = re.compile(r"^\s*stream\s+(\d+)", re.I)
 _STEP = re.compile(r"^ProfilerStep#\d+$")
 _SECRET = re.compile(r"token|secret|passw|api_?key|access_?key|private_?key|credential", re.I)
 _CAT_CODE = {c: i for i, c in enumerate(EVENT_CATS)}
-_KNOWN_TOP = ("schemaVersion", "deviceProperties", "distributedInfo", "displayTimeUnit", "baseTimeNanoseconds",
-              "traceName")
 
 
 def read_kineto(source, *, t0_ns: int | None = None, python_functions: bool = False,
@@ -167,11 +165,11 @@ class _Assembler:
             kind = m.group(1).lower() if m and m.group(1).upper() != "CPU" else None
             pid_kind.append("cuda" if kind == "gpu" else kind)
         hosts_dev = np.zeros(len(self.pid_vals) + 1, dtype=bool)
-        hosts_dev[:-1] = np.bincount(pid[np.isin(grp, DEVICE_GROUPS) & (pid >= 0)],
+        hosts_dev[:-1] = np.bincount(pid[in_groups(grp, DEVICE_GROUPS) & (pid >= 0)],
                                      minlength=len(self.pid_vals))[: len(self.pid_vals)] > 0
         hosts_dev[-1] = False
         pid_is_dev = np.array([k is not None for k in pid_kind] + [False]) | hosts_dev
-        is_dev = np.isin(grp, DEVICE_GROUPS) | (np.isin(grp, (RUNTIME, OTHER)) & pid_is_dev[pid])
+        is_dev = in_groups(grp, DEVICE_GROUPS) | (in_groups(grp, (RUNTIME, OTHER)) & pid_is_dev[pid])
         if self.own:
             is_dev = pid_is_dev[pid]
         is_dev &= pid >= 0
@@ -182,7 +180,7 @@ class _Assembler:
         kind_code = np.array([kinds.index(k or default_kind) for k in pid_kind] + [kinds.index(default_kind)])
         dev_kind = kind_code[pid]
         # stream: args.stream, else "stream N" in the thread's name (2021 string tids, M events)
-        tid_stream = np.array([_stream_of(self.tid_vals[t], self.tnames) for t in range(len(self.tid_vals))] + [-1])
+        tid_stream = np.array([_stream_of(t) for t in self.tid_vals] + [-1])
         arg_stream = np.where((s["stream"] >= 0) & (s["stream"] < 0xFFFFFFFF), s["stream"], -1)  # uint32 -1 = none
         if self.own:
             tid_stream[:] = -1
@@ -288,7 +286,7 @@ class _Assembler:
         is_nccl = np.array([isinstance(v, str) and v.lower().startswith(("nccl", "rccl")) for v in names] + [False])
         lut = np.array([_CAT_CODE[reader_cat(g)] for g in range(OTHER + 1)], dtype=np.int8)
         cat = lut[grp]
-        cat = np.where(np.isin(grp, (OP, ANNOT)) & is_step[name_codes], _CAT_CODE["step"], cat)
+        cat = np.where(in_groups(grp, (OP, ANNOT)) & is_step[name_codes], _CAT_CODE["step"], cat)
         cat = np.where((grp == KERNEL) & (collective | is_nccl[name_codes]), _CAT_CODE["comm"], cat)
         return cat.astype(np.int8)
 
@@ -323,7 +321,7 @@ class _Assembler:
         corr = np.where(host_rt | dev_task, corr, -1)
         both = np.intersect1d(corr[host_rt & (corr >= 0)], corr[dev_task & (corr >= 0)])
         corr = np.where(np.isin(corr, both) & (corr >= 0), corr, -1)
-        tasks = dev_task & np.isin(grp, (KERNEL, MEMCPY, MEMSET))
+        tasks = dev_task & in_groups(grp, (KERNEL, MEMCPY, MEMSET))
         self.link_stats.update(device_tasks=int(tasks.sum()), device_tasks_linked=int((tasks & (corr >= 0)).sum()))
         self.link_stats["link_rate"] = (self.link_stats["device_tasks_linked"] / self.link_stats["device_tasks"]
                                         if self.link_stats["device_tasks"] else None)
@@ -539,7 +537,8 @@ def _lut(table: np.ndarray, codes: np.ndarray) -> np.ndarray:
     return table[codes]
 
 
-def _stream_of(tid, tnames) -> int:
+def _stream_of(tid) -> int:
+    """2021 traces name GPU lanes by tid strings: "stream 7" -> 7."""
     if isinstance(tid, str):
         m = _STREAM.match(tid)
         return int(m.group(1)) if m else -1

@@ -53,6 +53,13 @@ _PHASE = {"X": 0, "s": 1, "f": 1, "i": 2, "I": 2, "C": 3, "M": 4}
 LINK_FLOWS = {"ac2g", "async_cpu_to_gpu", "async"}   # launch flows of the three eras (fwdbwd is not one)
 
 
+def in_groups(grp: np.ndarray, groups) -> np.ndarray:
+    """``np.isin`` for group codes, by table lookup (isin sorts; this is one gather)."""
+    lut = np.zeros(OTHER + 1, dtype=bool)
+    lut[list(groups)] = True
+    return lut[grp]
+
+
 def group_of(cat) -> int:
     if not isinstance(cat, str):
         return OTHER
@@ -407,6 +414,8 @@ class Columns:
             arr = np.fromiter(values, dtype=np.int64, count=len(values))
         except (TypeError, ValueError, OverflowError):
             return interner.codes(values, self.label, first, field, idx)
+        if (arr == arr[0]).all():           # one thread (memory events, most flows): no hashing
+            return np.full(len(arr), interner.code_of(int(arr[0])), dtype=np.int64)
         local, uniq = pd.factorize(arr)
         lut = np.array([interner.code_of(int(v)) for v in uniq] + [-1], dtype=np.int64)
         return lut[local]
@@ -440,12 +449,12 @@ class Columns:
             self._count("args not an object", bad)
             args = [a if isinstance(a, dict) else _EMPTY for a in args]
             ext = to_int(_get(args, "External id", -1))
-        legacy = np.isin(grp, (RUNTIME, KERNEL, MEMCPY, MEMSET)) & (ext < 0)
+        legacy = in_groups(grp, (RUNTIME, KERNEL, MEMCPY, MEMSET)) & (ext < 0)
         if legacy.any():   # 2021 traces spell it 'external id' on runtime and GPU events
             li = np.flatnonzero(legacy)
             ext[li] = to_int(_get(_take(args, li), "external id", -1))
         # per-group fields, each read only where it can occur
-        dev_like = np.flatnonzero(~np.isin(grp, (OP, PY, ANNOT)))
+        dev_like = np.flatnonzero(~in_groups(grp, (OP, PY, ANNOT)))
         corr = np.full(n, -1, dtype=np.int64)
         stream = np.full(n, -1, dtype=np.int64)
         device = np.full(n, -1, dtype=np.int64)
