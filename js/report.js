@@ -50,8 +50,9 @@ export function buildReport(model, root, { data, base, evidence, onTimeline }) {
       "the two timelines share one time scale", diffView.el));
   }
 
+  const hasEvents = Boolean(data && data.n);
   let tl = null;
-  if (data) {
+  if (hasEvents) {
     tl = new Timeline(store, { height: 480 });
     sections.push(section("timeline", "Timeline", "", tl.el));
     if (onTimeline) cleanups.push(onTimeline(store, tl));
@@ -81,7 +82,7 @@ export function buildReport(model, root, { data, base, evidence, onTimeline }) {
   }
 
   let tree = null;
-  if (data) {
+  if (hasEvents) {
     tree = new CallTree(store, { height: 360 });
     sections.push(section("calltree", "Call tree", "", tree.el));
     cleanups.push(() => tree.destroy());
