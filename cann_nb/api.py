@@ -49,9 +49,10 @@ MODES = {
     "default": {},
 }
 MODE_ENV = "PROFILER_MODE"
-# Memory bound: one kept event costs about this much while collected and converted (torch.profiler's
-# own record, the exported trace text and the columnar table; measured in benchmarks/monitoring.py).
-BYTES_PER_EVENT = 1024
+# Memory per event: the peak RSS growth of a torch.profiler run per kept event, collection + conversion
+# (torch's own records, the exported trace text, the columnar tables): 2.37-2.43 KB measured at 40k-600k
+# events (benchmarks/monitoring.py --bytes-per-event). set_buffer_size(bytes) keeps bytes // this events.
+BYTES_PER_EVENT = 2400
 
 
 def resolve_mode(mode: str | None) -> str:
@@ -162,9 +163,14 @@ class Profiler:
     # -- configuration ----------------------------------------------------------------------
     def set_buffer_size(self, nbytes: int) -> int:
         """Bound collector memory to about ``nbytes``: each collector keeps at most
-        ``nbytes // BYTES_PER_EVENT`` events (samples for the host sampler, values for custom
-        metrics); later ones are counted in ``meta["dropped"]`` and reported, never silently lost.
-        Returns the event bound."""
+        ``nbytes // BYTES_PER_EVENT`` events (BYTES_PER_EVENT = 2400, measured); later ones are counted
+        in ``meta["dropped"]`` and reported (summary line, warning), never silently lost. Returns the
+        event bound.
+
+        The host sampler (samples x metrics), custom metrics and the Python tracer stop recording at
+        the bound, so their memory is bounded while the code runs. torch.profiler cannot be told to
+        stop at a count: it records the whole run and the bound applies when its trace is converted
+        (what the Profile, the store and analysis hold); keep torch runs bounded by their length."""
         nbytes = int(nbytes)
         if nbytes <= 0:
             raise ValueError("buffer size must be a positive number of bytes")

@@ -128,7 +128,7 @@ def test_custom_metrics_land_in_the_counters_table_and_survive_errors(tmp_path, 
 
 def test_buffer_size_bounds_events_and_reports_the_dropped(tmp_path, model, x):
     prof = Profiler(output_path=tmp_path, name="small", collectors="torch,host")
-    bound = prof.set_buffer_size(40 * BYTES_PER_EVENT)
+    bound = prof.set_buffer_size(40 * BYTES_PER_EVENT + 100)
     assert bound == 40
     with prof:
         for _ in range(40):
@@ -221,3 +221,28 @@ def test_a_second_torch_profile_in_another_thread_is_refused_not_a_crash(tmp_pat
         model(x)
     assert again.profile.meta["collectors"]["torch"]["status"] == "ok"
     assert np.isin(["aten::addmm"], list(_names(again.profile))).all()
+
+
+def test_python_collector_records_the_calling_frame(tmp_path):
+    np_ = pytest.importorskip("numpy")
+
+    def work():
+        a = np_.ones((200, 200))
+        return float((a @ a).sum())
+
+    prof = Profiler(output_path=tmp_path, name="py", collectors="python,host")
+    prof.start()
+    work()
+    p = prof.stop()
+    names = set(p.events.loc[p.events["cat"] == "python", "name"].astype(str))
+    assert any("work" in n for n in names), sorted(names)[:20]
+    assert any("test_python_collector_records_the_calling_frame" in n for n in names)   # the adopted frame
+
+
+def test_analyze_displays_when_asked(tmp_path, model, x, capsys):
+    with Profiler(output_path=tmp_path, name="shown") as prof:
+        model(x)
+    found = prof.analyze(display=True)
+    out = capsys.readouterr().out
+    assert out.strip() and ("finding" in out)
+    assert isinstance(found, Findings)

@@ -301,7 +301,7 @@ class Monitor:
     def _wait_for_burst(self, timeout: float = 1.0) -> list:
         """At stop: give the thread that owns an open burst a moment to close it at its next call."""
         deadline = time.perf_counter() + timeout
-        while self._rec.open_burst is not None and time.perf_counter() < deadline:
+        while (b := self._rec.open_burst) is not None and b.owner.is_alive() and time.perf_counter() < deadline:
             time.sleep(0.01)
         _, _, done = self._rec.take()
         b = self._rec.open_burst

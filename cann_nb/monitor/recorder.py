@@ -24,10 +24,11 @@ _now = time.perf_counter_ns
 
 
 class Burst:
-    __slots__ = ("thread", "deadline", "session", "calls", "errors", "opened_ns", "abandoned")
+    __slots__ = ("thread", "owner", "deadline", "session", "calls", "errors", "opened_ns", "abandoned")
 
     def __init__(self, thread: int, deadline: int, session):
         self.thread = thread
+        self.owner = threading.current_thread()
         self.deadline = deadline
         self.session = session
         self.calls: list[tuple[int, int]] = []   # (start perf ns, duration ns) of profiled calls

@@ -63,8 +63,8 @@ def top_ops(frames, k: int = TOP_OPS) -> list[dict]:
     hs = hs.groupby(["name", "cat"], sort=False, as_index=False)[["self_ns", "count"]].sum()
     total = float(hs["self_ns"].sum())
     hs = hs.sort_values("self_ns", ascending=False, kind="stable").head(k)
-    return [{"name": r.name, "cat": r.cat, "share_pct": round(100.0 * float(r.self_ns) / total, 3) if total else 0.0,
-             "self_ns": int(r.self_ns), "count": int(r.count)} for r in hs.itertuples(index=False)]
+    return [{"name": r["name"], "cat": r["cat"], "share_pct": round(100.0 * float(r["self_ns"]) / total, 3) if total else 0.0,
+             "self_ns": int(r["self_ns"]), "count": int(r["count"])} for r in hs.to_dict("records")]
 
 
 def build(*, monitor: str, seq: int, host: Profile | None, bursts: list, t0_ns: int, end_ns: int,
