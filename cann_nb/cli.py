@@ -124,7 +124,9 @@ def _parser() -> argparse.ArgumentParser:
                                     "--baseline, the report covers the comparison baseline -> PROFILE.")
     rp.add_argument("profile", help="profile directory, importable trace/folder, or a name in the store")
     rp.add_argument("-o", "--output", default=None, metavar="FILE.html", help="output file (default: NAME.html)")
-    rp.add_argument("--baseline", default=None, metavar="PROFILE", help="compare with this profile (before)")
+    rp.add_argument("--against", "--baseline", dest="baseline", default=None, metavar="PROFILE",
+                    help="compare with this profile (the before side)")
+    rp.add_argument("--title", default=None, help="the report's title (default: the profile's name)")
     rp.add_argument("--store", default=None, help=_STORE_HELP)
     return p
 
@@ -315,26 +317,13 @@ def _cmd_check(args) -> int:
 
 
 def _cmd_report(args) -> int:
-    import importlib
     from pathlib import Path
 
     from .comparison import resolve
+    from .report import write_report
 
-    try:
-        report = importlib.import_module("cann_nb.report")
-    except ImportError:
-        report = None
-    write_report = getattr(report, "write_report", None)
-    if write_report is None:
-        print("cann-nb report: error: report needs the report module (cann_nb.report.write_report), which this "
-              "installation does not provide yet", file=sys.stderr)
-        return 2
     profile, _ = resolve(args.profile, args.store)
-    subject = profile
-    if args.baseline:
-        base, _ = resolve(args.baseline, args.store)
-        subject = (base, profile)
+    base = resolve(args.baseline, args.store)[0] if args.baseline else None
     out = Path(args.output or f"{profile.name or 'report'}.html")
-    written = write_report(subject, out)
-    print(written or out)
+    print(write_report(profile, out, against=base, title=args.title))
     return 0

@@ -281,6 +281,12 @@ class Profile:
 
         show(self)
 
+    def to_html(self, path, **kwargs):
+        """Write a self-contained HTML report that opens offline (see cann_nb.report.write_report)."""
+        from .report import write_report
+
+        return write_report(self, path, **kwargs)
+
     def to_chrome_trace(self, path) -> None:
         """Write a Chrome-trace JSON (.json or .json.gz) that Perfetto UI and chrome://tracing open."""
         from .ingest.chrome_export import write_chrome_trace

@@ -125,28 +125,19 @@ def test_check_bad_input_exits_2_naming_the_problem(store, capsys, args, message
     assert code == 2 and message in err, (out, err)
 
 
-def test_report_without_the_report_module_is_a_clear_error(store, capsys, monkeypatch, tmp_path):
-    import cann_nb.report as report
-
-    if hasattr(report, "write_report"):
-        code, out, _ = run_cli(capsys, "report", store / "base", "-o", tmp_path / "r.html")
-        assert code == 0 and (tmp_path / "r.html").is_file()
-        monkeypatch.delattr(report, "write_report")
-    code, _, err = run_cli(capsys, "report", store / "base", "-o", tmp_path / "r2.html")
-    assert code == 2 and "report needs the report module" in err
-
-
-def test_report_passes_a_profile_or_a_pair(store, capsys, monkeypatch, tmp_path):
+def test_report_writes_a_file_and_accepts_against(store, capsys, monkeypatch, tmp_path):
+    code, out, _ = run_cli(capsys, "report", store / "base", "-o", tmp_path / "r.html")
+    assert code == 0 and (tmp_path / "r.html").is_file() and "r.html" in out
     import cann_nb.report as report
 
     seen = []
-    monkeypatch.setattr(report, "write_report", lambda subject, path, **kw: seen.append((subject, path)) or path,
-                        raising=False)
+    monkeypatch.setattr(report, "write_report", lambda subject, path, **kw: seen.append((subject, path, kw)) or path)
     assert run_cli(capsys, "report", store / "slow", "-o", tmp_path / "a.html")[0] == 0
-    assert run_cli(capsys, "report", "slow", "--store", store, "--baseline", "base", "-o", tmp_path / "b.html")[0] == 0
-    assert seen[0][0].name == "slow"
-    base, new = seen[1][0]
-    assert (base.name, new.name) == ("base", "slow")
+    for flag in ("--against", "--baseline"):
+        assert run_cli(capsys, "report", "slow", "--store", store, flag, "base", "-o", tmp_path / "b.html")[0] == 0
+    assert seen[0][0].name == "slow" and seen[0][2]["against"] is None
+    assert seen[1][0].name == "slow" and seen[1][2]["against"].name == "base"
+    assert seen[2][2]["against"].name == "base"
 
 
 def test_run_with_step_marks_and_skip_steps(tmp_path):
