@@ -130,11 +130,8 @@ class CollectionSession:
 
     def mark_step(self) -> None:
         self.steps_ns.append(time.time_ns() - self.t0_ns)
-        # [issue 8] per-step custom metrics are read at each step boundary (only the custom collector
-        # is told: the others' step() changes what they record)
-        for inst in self.active:
-            if inst.name == "custom":
-                inst.step()
+        for inst in self.active:  # e.g. per-step custom metrics are read at each step boundary
+            inst.step()
 
     def stop(self, status: str = "ok", error: str | None = None) -> None:
         """Stop recording (idempotent). status is ok, failed or interrupted."""

@@ -28,8 +28,16 @@ def _figure(title: str, **kw):
     return fig
 
 
-def _ms(ts_ns) -> np.ndarray:
-    return np.asarray(ts_ns, dtype=np.float64) / 1e6
+def time_origin(profile) -> int:
+    """The instant the timeline calls 0: the earliest event, memory record or counter sample."""
+    firsts = [int(t["start_ns" if name == "events" else "ts_ns"].min())
+              for name, t in (("events", profile.events), ("memory", profile.memory), ("counters", profile.counters))
+              if len(t)]
+    return min(firsts) if firsts else 0
+
+
+def _ms(ts_ns, origin: int = 0) -> np.ndarray:
+    return (np.asarray(ts_ns, dtype=np.int64) - origin).astype(np.float64) / 1e6
 
 
 def breakdown_figure(profile, breakdown: dict | None = None):
@@ -73,6 +81,7 @@ def memory_figure(profile):
 
     fig = _figure("Memory over time (MiB)")
     fig.xaxis.axis_label = "ms"
+    origin = time_origin(profile)
     mem, ctr = profile.memory, profile.counters
     i = 0
     drew = False
@@ -100,11 +109,12 @@ def memory_figure(profile):
         ts, val = _decimate(ts, val, MAX_POINTS)
         color = PALETTE[i % len(PALETTE)]
         i += 1
-        src = ColumnDataSource({"t": _ms(ts), "mib": val / 2**20})
+        src = ColumnDataSource({"t": _ms(ts, origin), "mib": val / 2**20})
         fig.step("t", "mib", source=src, mode="after", color=color, line_dash=dash, legend_label=label)
-        fig.scatter([pt / 1e6], [pv / 2**20], size=8, color=color, marker="triangle")
         late = len(ts) > 1 and pt > ts[0] + 0.7 * (ts[-1] - ts[0])  # label left of a late peak
-        fig.add_layout(Label(x=pt / 1e6, y=pv / 2**20, text=f"peak {pv / 2**20:.1f} MiB", text_font_size="10px",
+        pt = (pt - origin) / 1e6
+        fig.scatter([pt], [pv / 2**20], size=8, color=color, marker="triangle")
+        fig.add_layout(Label(x=pt, y=pv / 2**20, text=f"peak {pv / 2**20:.1f} MiB", text_font_size="10px",
                              x_offset=-4 if late else 4, y_offset=2, text_color=color,
                              text_align="right" if late else "left"))
         drew = True
@@ -157,6 +167,7 @@ def utilization_figure(profile):
 
     fig = _figure("Utilisation over time (%)")
     fig.xaxis.axis_label = "ms"
+    origin = time_origin(profile)
     ctr = profile.counters
     i = 0
     sampled_devices = set()
@@ -166,7 +177,7 @@ def utilization_figure(profile):
         for (src_, metric), m in util.groupby(["source", "metric"], observed=True, sort=True):
             ts, val = _decimate(m["ts_ns"].to_numpy(dtype=np.int64), m["value"].to_numpy(dtype=np.float64), MAX_POINTS)
             # a utilisation sample covers the interval that ends at its timestamp
-            fig.step(_ms(ts), val, mode="before", color=PALETTE[i % len(PALETTE)], legend_label=f"{src_} {metric}")
+            fig.step(_ms(ts, origin), val, mode="before", color=PALETTE[i % len(PALETTE)], legend_label=f"{src_} {metric}")
             sampled_devices.add(str(src_))
             i += 1
     devices = sorted({str(d) for d in profile.events["device"].dropna().unique()} - {"cpu", "nan"} - sampled_devices)
@@ -174,7 +185,7 @@ def utilization_figure(profile):
         r = _busy_fraction(profile.events, dev)
         if r is None:
             continue
-        fig.step(_ms(r[0]), r[1], mode="center", color=PALETTE[i % len(PALETTE)], legend_label=f"{dev} busy (from events)")
+        fig.step(_ms(r[0], origin), r[1], mode="center", color=PALETTE[i % len(PALETTE)], legend_label=f"{dev} busy (from events)")
         i += 1
     if i:
         fig.add_tools(HoverTool(tooltips=[("t", "$x{0.000} ms"), ("%", "$y{0.0}")]))
