@@ -84,7 +84,7 @@ class TorchCollector(Collector):
             if _warm_s is not None:
                 return 0.0
             import torch
-            from torch.profiler import ProfilerActivity, profile
+            from torch.profiler import profile
 
             t = time.perf_counter()
             with quiet_stderr():

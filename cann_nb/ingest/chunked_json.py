@@ -22,7 +22,6 @@ import re
 import zlib
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Iterator
 
 import orjson

@@ -1,8 +1,10 @@
 """Kineto events -> raw numpy columns, one chunk at a time (see chunked_json for the chunking).
 
-Each chunk's dicts are read field by field with C-level ``map(dict.get, ...)`` passes, restricted to
-the events a field matters for (shapes only on ops, bytes only on copies...), and turned into int64
-/ float64 arrays and global category codes at once, so no Python object outlives its chunk.
+Each chunk's events (orjson dicts, or msgspec structs when kineto_structs can decode the chunk) are
+read field by field with C-level ``map(dict.get / attrgetter, ...)`` passes, restricted to the events
+a field matters for (shapes only on ops, bytes only on copies...), and turned into int64 / float64
+arrays and global category codes at once, so no Python object outlives its chunk. A chunk is ~1 MiB
+of text: small enough for its objects to stay in the CPU cache while the passes run.
 Interpretation (categories, devices, tracks, links) happens later, on whole columns, in kineto.py.
 
 Times: Kineto writes microseconds, since PyTorch 2.1 as floats with three (ns) decimals. A float64
