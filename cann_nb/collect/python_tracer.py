@@ -288,6 +288,11 @@ class PythonTracer(Collector):
         n = self._n
         codes = np.frombuffer(self._codes[:n], dtype=np.int32).astype(np.int64)
         times = np.frombuffer(self._times[:n], dtype=np.int64)
+        # Ctrl-C can land inside the hook, between recording a code and interning its identity
+        unknown = codes >= len(self._idents)
+        if unknown.any():
+            codes[unknown] = len(self._idents)
+            self._idents.append(("c", "<interrupted>"))
         spans = _pair(codes, times, getattr(self, "_t_stop", 0))
         events, kept = self._events(spans)
         state = self._state
@@ -507,12 +512,13 @@ def _labels(ident, kind, owner, lineno, idents, names):
     uniq, inverse = np.unique(key, return_inverse=True)
     labels, places = [], []
     for k in uniq.tolist():
-        if k < n_ident:
+        if 0 <= k < n_ident:
             e = idents[k]
             labels.append(names[k])
             places.append(f"{e[1].co_filename}:{e[1].co_firstlineno}" if e[0] == "py" else None)
         else:
-            own, line = divmod(k - n_ident, 1 << 24)
+            # a line span without a known frame (its function's record was lost to a Ctrl-C in the hook)
+            own, line = divmod(k - n_ident, 1 << 24) if k >= n_ident else (-1, (k - n_ident) % (1 << 24))
             e = idents[own] if 0 <= own < n_ident and idents[own][0] == "py" else None
             if e is None:
                 labels.append(f"line {line}")
