@@ -6,6 +6,7 @@
     cann-nb compare A B [--json]
     cann-nb check --threshold 200ms --file PROFILE_OR_DIR [...] [--json] [--junit FILE]
     cann-nb report PROFILE [-o FILE.html]
+    cann-nb monitor-report DIR [--tail N] [--fail-on-anomaly]
 
 PROFILE is a profile directory (``OUTPUT/NAME``), any importable trace or folder, or a NAME in the
 store (``--store DIR``, default $CANN_NB_DIR or ./profile_results).
@@ -128,6 +129,13 @@ def _parser() -> argparse.ArgumentParser:
                     help="compare with this profile (the before side)")
     rp.add_argument("--title", default=None, help="the report's title (default: the profile's name)")
     rp.add_argument("--store", default=None, help=_STORE_HELP)
+
+    from .monitor import report_cli
+
+    mr = sub.add_parser("monitor-report", help="summarise stored continuous-monitoring windows",
+                        description=report_cli.DESCRIPTION + " Exit codes: 0 success; 1 with --fail-on-anomaly "
+                                    "when the range holds an anomaly; 2 bad input.")
+    report_cli.add_arguments(mr)
     return p
 
 
@@ -155,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "run":
             return _cmd_run(args, unknown + script_args)
         handler = {"list": _cmd_list, "import": _cmd_import, "analyze": _cmd_analyze, "compare": _cmd_compare,
-                   "check": _cmd_check, "report": _cmd_report}[args.command]
+                   "check": _cmd_check, "report": _cmd_report, "monitor-report": _cmd_monitor_report}[args.command]
         return handler(args)
     except (flags.FlagError, CannNbError) as exc:
         print(f"cann-nb {args.command}: error: {exc}", file=sys.stderr)
@@ -327,3 +335,9 @@ def _cmd_report(args) -> int:
     out = Path(args.output or f"{profile.name or 'report'}.html")
     print(write_report(profile, out, against=base, title=args.title))
     return 0
+
+
+def _cmd_monitor_report(args) -> int:
+    from .monitor import report_cli
+
+    return report_cli.run(args)
