@@ -80,14 +80,19 @@ def save_png(png: bytes, path: Path) -> None:
     if len(png) > MAX_BYTES:
         raise SystemExit(f"{path.name}: {len(png):,} bytes, over the {MAX_BYTES:,} budget")
     path.write_bytes(png)
-    print(f"{path.relative_to(ROOT)}: {len(png) / 1000:.0f} kB")
+    print(f"{path}: {len(png) / 1000:.0f} kB")
 
 
 def settle(page) -> None:
     page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
 
 
-def main() -> int:
+def main(argv=None) -> int:
+    import argparse
+
+    ap = argparse.ArgumentParser(description="Take the README's screenshots (docs/img/*.png).")
+    ap.add_argument("--out", type=Path, default=IMG, help="output folder (default docs/img)")
+    out = ap.parse_args(argv).out
     from playwright.sync_api import sync_playwright
 
     from cann_nb.report import write_report
@@ -99,7 +104,7 @@ def main() -> int:
         raise SystemExit("Debian chromium is not installed (apt-get install chromium)")
     if not bundle_available():
         raise SystemExit("the widget bundle is not built (npm ci && npm run build)")
-    IMG.mkdir(parents=True, exist_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         profile = transformer_profile(tmp / "store")
@@ -133,14 +138,14 @@ def main() -> int:
                 page.wait_for_timeout(300)
                 root = page.locator(".cnb-root").bounding_box()
                 height = min(int(root["y"] + root["height"]) + 12, 760)
-                save_png(page.screenshot(clip={"x": 0, "y": 0, "width": 1280, "height": height}), IMG / name)
+                save_png(page.screenshot(clip={"x": 0, "y": 0, "width": 1280, "height": height}), out / name)
             page.set_viewport_size({"width": 1280, "height": 900})
             page.goto(report.as_uri())
             page.wait_for_selector(".cnb-root[data-ready='1']", timeout=30_000)
             page.wait_for_selector(".cnb-root[data-charts='1']", timeout=30_000)
             settle(page)
             page.wait_for_timeout(500)
-            save_png(page.screenshot(full_page=False), IMG / "report.png")
+            save_png(page.screenshot(full_page=False), out / "report.png")
             browser.close()
     return 0
 

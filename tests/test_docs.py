@@ -204,3 +204,29 @@ def test_every_notebook_is_listed_in_the_guide():
     guide = _text(DOCS / "README.md")
     for path in NOTEBOOKS:
         assert path.name in guide or path.stem in guide, path.name
+
+
+# -- screenshots -----------------------------------------------------------------------------------------------
+def test_screenshot_script_still_works(tmp_path):
+    """docs/screenshots.py regenerates the README's pictures (here into a temporary folder): it needs
+    playwright, Debian's chromium and the widget bundle, like tests/browser (skipped without them locally,
+    a failure under CI=true)."""
+    import shutil
+
+    from cann_nb.widgets import bundle_available
+
+    missing = [what for what, ok in (("playwright", importlib.util.find_spec("playwright") is not None),
+                                     ("chromium", bool(shutil.which("chromium") or Path("/usr/bin/chromium").exists())),
+                                     ("the widget bundle", bundle_available())) if not ok]
+    if missing:
+        msg = f"screenshots need {', '.join(missing)}"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(msg)
+        pytest.skip(msg)
+    env = {**os.environ, "KINETO_LOG_LEVEL": "99", "PYTHONPATH": str(ROOT)}
+    r = subprocess.run([sys.executable, str(DOCS / "screenshots.py"), "--out", str(tmp_path)], env=env,
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    for name in ("inline-timeline.png", "inline-suggestions.png", "report.png"):
+        png = tmp_path / name
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and 10_000 < png.stat().st_size < 300_000, name
