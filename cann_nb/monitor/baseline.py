@@ -83,7 +83,7 @@ class Baseline:
         calls = sum(w.get("calls", 0) for w in ws)
         errors = sum(w.get("errors", 0) for w in ws)
         return {
-            "windows": len(ws), "min_windows": self.min_windows,
+            "windows": len(ws), "min_windows": self.min_windows, "latency_windows": len(with_calls),
             "p50": p50, "p50_mad": p50_mad, "p99": p99, "p99_mad": p99_mad,
             "peak_memory_bytes": {d: _median_mad(v)[0] for d, v in peaks.items()},
             "op_windows": len(with_ops),

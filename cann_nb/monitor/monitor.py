@@ -9,8 +9,10 @@
 Every ``interval`` seconds the window thread closes the current window and opens the next: the host
 sampler (and custom metrics) ran through it on their own thread, ``recorder.py`` timed every call, and
 one burst of ``sample_rate x interval`` seconds of calls ran under the op collector (torch.profiler when
-torch is imported). The window becomes a compact profile ``wNNNNNN`` in ``directory`` (default
-``./profile_results/monitor.monitor``), its summary is judged against the rolling baseline
+torch is imported), capped at about ``max_burst_events`` op events (the calls per burst follow from the
+events per call of earlier bursts), which bounds the conversion work of a busy server's windows. The
+window becomes a compact profile ``wNNNNNN`` in ``directory`` (default
+``./profile_results/NAME.monitor``), its summary is judged against the rolling baseline
 (``baseline.py``) by the anomaly rules (``rules.py``), anomalies are logged on the ``cann_nb.monitor``
 logger (and passed to ``on_anomaly``), and retention (``retention.py``) removes the oldest windows.
 ``python -m cann_nb monitor-report DIR`` summarises a range of them.
@@ -20,8 +22,9 @@ the monitor's own work (a full disk, a failed conversion) is logged, kept in ``m
 next window goes on. The thread is a daemon and ``stop()`` is registered with ``atexit``: at interpreter
 exit the partial window is stored and the thread joined within ``exit_timeout`` seconds.
 
-Overhead (benchmarks/monitoring.py): ~0.3 us per call for timing, the burst's profiler cost on
-``sample_rate`` of the calls, and the window's conversion on the window thread (tens of ms per window).
+Overhead (benchmarks/monitoring.py): ~0.5 us per call for timing, the burst's profiler cost on at most
+``sample_rate`` of the calls, and the window's conversion and storing on the window thread (0.1-0.3 s
+of CPU per window).
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ from .recorder import Recorder
 log = logging.getLogger("cann_nb.monitor")
 THREAD_NAME = "cann_nb-monitor"
 MIN_INTERVAL_S = 0.05
+_FIRST_BURST_CALLS = 200      # until the events per call are known
 _live: "weakref.WeakSet[Monitor]" = weakref.WeakSet()
 
 
@@ -60,11 +64,33 @@ def _perf_to_epoch() -> int:
 
 
 class Monitor:
+    """Continuous sampled monitoring (see the module docstring).
+
+    interval            window length, s (default 60)
+    sample_rate         share of each window's time profiled, in one burst (default 0.05; 0 = timing only)
+    fn                  the served function (or nn.Module): call it through the monitor, ``monitor(x)``;
+                        ``wrap(f)`` monitors more functions; without fn, ``step()`` marks delimit calls
+    directory, name     where windows go (default ``$CANN_NB_DIR|./profile_results/NAME.monitor``)
+    collectors          burst collectors (default torch when imported, else none: timing and counters)
+    options             burst CollectOptions (default: no shapes, allocations or stacks)
+    max_windows, max_age_s   retention (default 1440 windows, 7 days; None = no limit)
+    baseline_windows, min_baseline_windows, warmup_windows   the rolling baseline (20, 3, 1)
+    thresholds          anomaly rule overrides, e.g. {"p99_latency": {"margin_pct": 50}, "error_rate": None}
+    keep_calls, max_events   stored op events: those of the first 5 profiled calls, at most 20,000
+    max_burst_events    about how many op events one burst may record (default 5,000)
+    sample_interval     host sampler period (default interval / 50, within 0.02-1 s)
+    on_anomaly          ``fn(window_summary, anomalies)``, called on the window thread
+    seed                for the bursts' random placement (tests)
+    store               False: keep summaries in memory only (``monitor.windows``)
+    exit_timeout        seconds the interpreter-exit handler waits for the thread (default 5)
+    """
+
     def __init__(self, interval: float = 60.0, sample_rate: float = 0.05, fn=None, *, directory=None,
                  name: str = "monitor", collectors=None, options: CollectOptions | None = None,
                  max_windows: int | None = 1440, max_age_s: float | None = 7 * 86400.0,
                  baseline_windows: int = 20, min_baseline_windows: int = 3, warmup_windows: int = 1,
                  thresholds: dict | None = None, keep_calls: int = 5, max_events: int = 20_000,
+                 max_burst_events: int = 5_000,
                  sample_interval: float | None = None, on_anomaly=None, seed: int | None = None,
                  store: bool = True, exit_timeout: float = 5.0):
         from ..store import check_name, default_root
@@ -90,6 +116,8 @@ class Monitor:
         self.thresholds = rules.thresholds_for(thresholds)
         self.baseline = Baseline(baseline_windows, min_baseline_windows, warmup_windows)
         self.keep_calls, self.max_events = int(keep_calls), int(max_events)
+        self.max_burst_events = int(max_burst_events)
+        self._events_per_call = None                 # learnt from the bursts: bounds the next burst's calls
         self.sample_interval = float(sample_interval) if sample_interval else max(0.02, min(1.0, interval / 50))
         self.on_anomaly = on_anomaly
         self.keep = bool(store)
@@ -104,6 +132,7 @@ class Monitor:
         self.removed = 0                             # windows removed by retention
         self.abandoned_bursts = 0
         self._thread: threading.Thread | None = None
+        self._warm_thread: threading.Thread | None = None
         self._halt = threading.Event()
         self._lock = threading.Lock()
         self._store = None
@@ -126,9 +155,9 @@ class Monitor:
 
     def __call__(self, *args, **kwargs):
         """Call the monitored ``fn`` (the one given at start)."""
-        if self._wrapped is None:
+        if self._fn is None:
             raise TypeError("this monitor has no fn: pass fn= to start_continuous_monitoring, or use monitor.wrap(f)")
-        return self._wrapped(*args, **kwargs)
+        return self._rec.call(self._fn, args, kwargs)
 
     def step(self) -> None:
         """Step mode (no fn): the time between two step() calls of a thread is one call."""
@@ -165,8 +194,12 @@ class Monitor:
                 self._rec._close(burst)      # the stopping thread owns the burst: close it here
             self._halt.set()
             thread = self._thread
+        deadline = time.monotonic() + timeout
+        warm = self._warm_thread
+        if warm is not None:   # torch.profiler's initialisation cannot be interrupted: let it finish
+            warm.join(max(deadline - time.monotonic(), 0.0))
         if thread is not None and thread is not threading.current_thread():
-            thread.join(timeout)
+            thread.join(max(deadline - time.monotonic(), 0.0))
             if thread.is_alive():
                 self._error(f"monitor thread did not finish within {timeout:g} s; it is a daemon and ends with "
                             "the process")
@@ -180,6 +213,18 @@ class Monitor:
     def __exit__(self, *exc) -> bool:
         self.stop()
         return False
+
+    @property
+    def ready(self) -> bool:
+        """True once bursts can run (torch.profiler's one-time initialisation is done)."""
+        return bool(getattr(self, "_warm", False))
+
+    def wait_ready(self, timeout: float = 30.0) -> bool:
+        """Wait until ``ready`` (e.g. before a load test); False on timeout or when not running."""
+        end = time.monotonic() + timeout
+        while not self.ready and self.running and time.monotonic() < end:
+            time.sleep(0.01)
+        return self.ready
 
     def reset_baseline(self) -> None:
         """Accept the current behaviour as normal: the baseline re-learns from the next windows."""
@@ -202,11 +247,9 @@ class Monitor:
             self._open_window()       # the first window starts now; its burst is armed after the warm-up
         except Exception as exc:
             self._error(f"could not open window: {type(exc).__name__}: {exc}")
-        if not self._warm:
-            self._warm_up()
-            self._warm = True
-            if self._host is not None and time.perf_counter() < start + self.interval * (1 - self.sample_rate):
-                self._arm(start + self.interval)
+        if not self._warm:   # on its own thread, so that windows keep their schedule meanwhile
+            self._warm_thread = threading.Thread(target=self._warm_up, name=THREAD_NAME + "-warmup", daemon=True)
+            self._warm_thread.start()
         k = 1
         while True:
             due = start + k * self.interval
@@ -219,7 +262,8 @@ class Monitor:
         self._rotate(final=True)
 
     def _warm_up(self) -> None:
-        """torch.profiler's first start in a process costs 1-2.5 s: pay it here, not in a served call."""
+        """torch.profiler's first start in a process costs 1-5 s: pay it here, not in a served call.
+        Bursts are armed from the first window that opens after it."""
         try:
             from ..collect.session import torch_busy
             from ..collect.torch_collector import TorchCollector
@@ -228,6 +272,7 @@ class Monitor:
                 TorchCollector.warm_up()
         except Exception as exc:
             self._error(f"torch.profiler warm-up failed: {type(exc).__name__}: {exc}")
+        self._warm = True
 
     def _open_window(self) -> None:
         from ..collect.session import CollectionSession
@@ -251,7 +296,8 @@ class Monitor:
         duration = self.sample_rate * self.interval
         now = time.perf_counter()
         at = now + self._random.uniform(0.0, max(window_end - duration - now, 0.0))
-        self._rec.arm(int(at * 1e9), int(duration * 1e9))
+        cap = max(self.max_burst_events // self._events_per_call, 10) if self._events_per_call else _FIRST_BURST_CALLS
+        self._rec.arm(int(at * 1e9), int(duration * 1e9), cap)
 
     def _open_burst(self):
         """Called in the serving thread when a burst is due: a started op-collector session, or None."""
@@ -329,7 +375,12 @@ class Monitor:
                 pairs.append((b, None))
                 continue
             try:
-                pairs.append((b, b.session.finish()))
+                prof = b.session.finish()
+                pairs.append((b, prof))
+                if b.calls and len(prof.events):
+                    per_call = max(len(prof.events) / len(b.calls), 1.0)
+                    self._events_per_call = per_call if self._events_per_call is None else \
+                        0.5 * self._events_per_call + 0.5 * per_call
             except Exception as exc:
                 b.session.close()
                 pairs.append((b, None))

@@ -5,8 +5,8 @@ Every call of the monitored function (or every ``step()`` interval) is timed wit
 window thread swaps out. Profiling is done in *bursts*: the window thread arms a burst at a random
 instant of the window for ``sample_rate x interval`` seconds; the first call after that instant opens a
 collection session *in the calling thread* (torch.profiler only records the thread that starts it, and
-stopping it from another thread crashes torch), every call of that thread until the deadline runs under
-it, and the call that ends past the deadline stops it. The session is converted later, on the window
+stopping it from another thread crashes torch), every call of that thread until the deadline (or a call
+cap, which bounds the events to convert) runs under it, and the call that ends past it stops it. The session is converted later, on the window
 thread. So a ``sample_rate`` share of the calls is profiled, in one contiguous run, and the profiler's
 start/stop cost is paid once per window rather than per call.
 
@@ -24,10 +24,11 @@ _now = time.perf_counter_ns
 
 
 class Burst:
-    __slots__ = ("thread", "owner", "deadline", "session", "calls", "errors", "opened_ns", "abandoned")
+    __slots__ = ("thread", "owner", "deadline", "max_calls", "session", "calls", "errors", "opened_ns", "abandoned")
 
-    def __init__(self, thread: int, deadline: int, session):
+    def __init__(self, thread: int, deadline: int, session, max_calls: int):
         self.thread = thread
+        self.max_calls = max_calls
         self.owner = threading.current_thread()
         self.deadline = deadline
         self.session = session
@@ -44,6 +45,7 @@ class Recorder:
         self._err: list[int] = []           # durations of calls that raised
         self._arm_ns = 0                    # perf ns from which a call may open the armed burst; 0 = none
         self._burst_ns = 0
+        self._burst_calls = 1 << 62
         self._burst: Burst | None = None
         self._finished: list[Burst] = []
         self._claim = threading.Lock()
@@ -81,7 +83,7 @@ class Recorder:
         return b is not None and b.thread == threading.get_ident()
 
     def _open(self) -> None:
-        duration, self._arm_ns = self._burst_ns, 0
+        duration, max_calls, self._arm_ns = self._burst_ns, self._burst_calls, 0
         try:
             session = self._open_session()
         except Exception:
@@ -89,7 +91,7 @@ class Recorder:
         if session is None:
             self.skipped += 1
             return
-        self._burst = Burst(threading.get_ident(), _now() + duration, session)
+        self._burst = Burst(threading.get_ident(), _now() + duration, session, max_calls)
 
     def _profiled(self, fn, args, kwargs):
         b = self._burst
@@ -102,7 +104,7 @@ class Recorder:
         finally:
             end = _now()
             b.calls.append((t, end - t))
-            if end >= b.deadline:
+            if end >= b.deadline or len(b.calls) >= b.max_calls:
                 self._close(b)
 
     def _close(self, b: Burst) -> None:
@@ -131,17 +133,19 @@ class Recorder:
             else:
                 self._lat.append(now - last)
         if mine:
-            if now >= b.deadline:
+            if now >= b.deadline or len(b.calls) >= b.max_calls:
                 self._close(b)
         elif self._arm_ns and now >= self._arm_ns:
             self._profiling_here()     # opens the burst in this thread; it covers the next steps
 
     # -- the window thread ----------------------------------------------------------------------
-    def arm(self, at_ns: int, duration_ns: int) -> bool:
-        """Allow one burst from perf time ``at_ns`` for ``duration_ns``; False while one is still open."""
+    def arm(self, at_ns: int, duration_ns: int, max_calls: int | None = None) -> bool:
+        """Allow one burst from perf time ``at_ns`` for ``duration_ns`` (and at most ``max_calls``
+        calls); False while one is still open."""
         if self._burst is not None:
             return False
         self._burst_ns = max(int(duration_ns), 1)
+        self._burst_calls = max(int(max_calls), 1) if max_calls else 1 << 62
         self._arm_ns = max(int(at_ns), 1)
         return True
 

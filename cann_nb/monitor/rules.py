@@ -112,6 +112,8 @@ def evaluate(window: dict, base: dict, recent_peaks: list[dict], thresholds: dic
         v = lat.get(key)
         if th is None or b is None or v is None or n < th["min_calls"] or not math.isfinite(b):
             continue
+        if base.get("latency_windows", base["windows"]) < base.get("min_windows", MIN_BASELINE_WINDOWS):
+            continue   # idle windows (no calls) make no latency baseline
         limit = max(b * (1 + th["margin_pct"] / 100.0), b + th["mad_k"] * 1.4826 * base.get(key + "_mad", 0.0),
                     b + th["min_abs_ns"])
         if v > limit:

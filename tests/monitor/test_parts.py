@@ -154,3 +154,16 @@ def test_recorder_times_calls_and_passes_exceptions_through():
     assert len(lat) == 6 and len(err) == 1 and bursts == [] and rec.skipped == 1
     rec.off = True
     assert rec.call(f, (1,), {}) == 2 and rec.take()[0] == []
+
+
+def test_idle_windows_make_no_latency_baseline():
+    b = Baseline(size=20, min_windows=3, warmup=0)
+    for i in range(5):
+        b.observe({**_window(i), "latency_ns": {"n": 0}, "calls": 0}, anomalous=False)
+    b.observe(_window(6), anomalous=False)
+    th = rules.thresholds_for(None)
+    assert b.stats()["latency_windows"] == 1
+    assert rules.evaluate(_window(9, p50=50e6, p99=90e6), b.stats(), [], th) == []
+    b.observe(_window(7), anomalous=False)
+    b.observe(_window(8), anomalous=False)
+    assert _rules(rules.evaluate(_window(9, p50=50e6, p99=90e6), b.stats(), [], th)) == ["p50_latency", "p99_latency"]
