@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from .base import Collected, Collector
+from .clock import perf_to_epoch_offset
 
 THREAD_NAME = "cann_nb-host-sampler"
 _MIN_INTERVAL_S = 0.001
@@ -87,7 +88,7 @@ class HostSampler(Collector):
         self._times = np.empty(cap, dtype=np.int64)
         self._values = np.full((cap, width), np.nan)
         self._prev = None
-        self._offset_ns = _perf_to_epoch_offset() - self.t0_ns
+        self._offset_ns = perf_to_epoch_offset() - self.t0_ns
         self._halt.clear()
         self._running = True
         self._sample()
@@ -221,18 +222,6 @@ def _metric_names(ncores: int, rss: bool, gpu_ids: list[str]) -> list[tuple[str,
         names.append(("host", "rss"))
     names += [(dev, m) for dev in gpu_ids for m in _GPU_METRICS]
     return names
-
-
-def _perf_to_epoch_offset() -> int:
-    """time.time_ns() - time.perf_counter_ns(), from the tightest of a few bracketed reads."""
-    best = None
-    for _ in range(5):
-        a = time.perf_counter_ns()
-        wall = time.time_ns()
-        b = time.perf_counter_ns()
-        if best is None or b - a < best[0]:
-            best = (b - a, wall - (a + b) // 2)
-    return best[1]
 
 
 @functools.lru_cache(maxsize=1)

@@ -49,6 +49,7 @@ import pandas as pd
 from ..model import conform
 from ..nesting import nest
 from .base import Collected, Collector
+from .clock import perf_to_epoch_offset
 
 LINE_BUDGET = 100_000       # line spans per run; about 60 ms of tracing cost at most
 _EXIT = -1                  # record code of a return / c_return / c_exception / end of line
@@ -94,7 +95,7 @@ class PythonTracer(Collector):
         self._lines_note = "on" if self._prev_trace is None else \
             f"off: another trace function is active ({self._prev_trace!r})"
         self._replaced = repr(self._prev_profile) if self._prev_profile is not None else None
-        self._offset_ns = _perf_to_epoch_offset() - self.t0_ns
+        self._offset_ns = perf_to_epoch_offset() - self.t0_ns
         self._hook = self._make_hooks(lines=self._prev_trace is None)
         self._installed = True
         if self._prev_trace is None:
@@ -582,13 +583,3 @@ class _UserFiles:
         return not path.startswith(self._excluded) and "-packages" + os.sep not in path
 
 
-def _perf_to_epoch_offset() -> int:
-    """time.time_ns() - time.perf_counter_ns(), from the tightest of a few bracketed reads."""
-    best = None
-    for _ in range(5):
-        a = time.perf_counter_ns()
-        wall = time.time_ns()
-        b = time.perf_counter_ns()
-        if best is None or b - a < best[0]:
-            best = (b - a, wall - (a + b) // 2)
-    return best[1]

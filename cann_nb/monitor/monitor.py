@@ -44,23 +44,13 @@ from ..collect.base import CollectOptions
 from . import retention, rules, window
 from .baseline import Baseline
 from .recorder import Recorder
+from ..collect.clock import perf_to_epoch_offset
 
 log = logging.getLogger("cann_nb.monitor")
 THREAD_NAME = "cann_nb-monitor"
 MIN_INTERVAL_S = 0.05
 _FIRST_BURST_CALLS = 200      # until the events per call are known
 _live: "weakref.WeakSet[Monitor]" = weakref.WeakSet()
-
-
-def _perf_to_epoch() -> int:
-    best = None
-    for _ in range(16):
-        a = time.perf_counter_ns()
-        w = time.time_ns()
-        b = time.perf_counter_ns()
-        if best is None or b - a < best[0]:
-            best = (b - a, w - (a + b) // 2)
-    return best[1]
 
 
 class Monitor:
@@ -173,7 +163,7 @@ class Monitor:
             stored = retention.window_dirs(self.directory)
             self._seq = (stored[-1][0] + 1) if stored else 1
             self.baseline.seed(_read_summaries([d for _, d in stored[-max(self.baseline.size, 12):]]))
-            self._offset = _perf_to_epoch()
+            self._offset = perf_to_epoch_offset(16)
             self._halt.clear()
             self._rec.off = False
             self.running = True

@@ -171,24 +171,6 @@ def test_meta_says_why_gpu_and_npu_are_not_sampled(sampler):
         assert any(str(src).startswith("cuda:") for src in s.result().counters["source"].cat.categories)
 
 
-def test_sampler_barely_slows_a_busy_thread(sampler):
-    def work():
-        t = time.perf_counter()
-        acc = 0
-        for i in range(1_000_000):
-            acc += i * i
-        return time.perf_counter() - t
-
-    base, traced = [], []
-    for _ in range(5):  # interleaved, best of each: other load on the machine hits both alike
-        base.append(work())
-        s = sampler()
-        s.start()
-        traced.append(work())
-        s.stop()
-    assert min(traced) < min(base) * 1.25  # measured ~1 %; slack for a noisy shared machine
-
-
 # -- environment ------------------------------------------------------------------------------
 def test_environment_describes_the_machine():
     env = describe_environment()
