@@ -3,6 +3,8 @@
     python benchmarks/monitoring.py                       # ~8 min: 2 workloads x 3 pairs x (30 s + 30 s)
     python benchmarks/monitoring.py --quick               # ~1 min smoke run (numbers are noisy)
     python benchmarks/monitoring.py --bytes-per-event     # only the memory-per-event measurement
+    python benchmarks/monitoring.py --interleaved --interval 60 --seconds 200 --skip-bytes-per-event
+                                                          # the precise decomposition (see run_interleaved)
 
 Workload: a torch model (one intra-op thread) served from a thread in a closed loop (each request right
 after the previous one), the way a single-worker model server runs. Each pair runs the loop for
@@ -148,6 +150,88 @@ def run_pairs(args) -> dict:
     return out
 
 
+def run_interleaved(args) -> dict:
+    """One monitor (default settings) runs throughout; the serving thread alternates every
+    ``--segment`` seconds between calling the model directly and through the monitor. Drift and the
+    other processes on the machine fall on both sides alike, so the serving thread's own overhead
+    (timing every call + the profiled bursts) is resolved to a fraction of a percent. The background
+    work (window thread, host sampler, burst conversion) is measured as the process CPU not spent by
+    the serving thread, and added: overhead = serving-thread overhead + background CPU / serving CPU."""
+    import torch
+
+    import cann_nb
+    from cann_nb.collect.torch_collector import TorchCollector
+
+    TorchCollector.warm_up()
+    out = {"interval_s": args.interval, "sample_rate": args.sample_rate, "seconds": args.seconds,
+           "segment_s": args.segment, "workloads": {}}
+    root = tempfile.mkdtemp(prefix="cann_nb_monbench_")
+    for wname, (model, x) in _workloads().items():
+        mon = cann_nb.start_continuous_monitoring(interval=args.interval, sample_rate=args.sample_rate, fn=model,
+                                                  output_path=root, name=f"il{len(out['workloads'])}")
+        segs = {"plain": [], "monitored": []}
+        box = {}
+
+        def loop():
+            torch.set_num_threads(1)
+            rng = np.random.default_rng(0)
+            with torch.inference_mode():
+                for _ in range(50):
+                    model(x)
+                cpu_start = time.thread_time()
+                end = time.perf_counter() + args.seconds
+                while time.perf_counter() < end:
+                    order = ("plain", "monitored") if rng.random() < 0.5 else ("monitored", "plain")
+                    for side in order:
+                        fn = model if side == "plain" else mon
+                        n, c0, w0 = 0, time.thread_time(), time.perf_counter()
+                        seg_end = w0 + args.segment
+                        while time.perf_counter() < seg_end:
+                            fn(x)
+                            n += 1
+                        segs[side].append((time.thread_time() - c0, time.perf_counter() - w0, n))
+                box["serving_cpu"] = time.thread_time() - cpu_start
+
+        p0 = time.process_time()
+        th = threading.Thread(target=loop, name="server")
+        th.start()
+        th.join()
+        process_cpu = time.process_time() - p0
+        cann_nb.stop_continuous_monitoring()
+        pairs = min(len(segs["plain"]), len(segs["monitored"]))
+        cpu_ratio = [(segs["monitored"][i][0] / segs["monitored"][i][2]) / (segs["plain"][i][0] / segs["plain"][i][2])
+                     for i in range(pairs)]
+        wall_ratio = [(segs["monitored"][i][1] / segs["monitored"][i][2]) / (segs["plain"][i][1] / segs["plain"][i][2])
+                      for i in range(pairs)]
+        windows = [w for w in mon.windows if not w["partial"]]
+        background = max(process_cpu - box["serving_cpu"], 0.0)
+        serving = statistics.median(cpu_ratio) - 1
+        out["workloads"][wname] = {
+            "segment_pairs": pairs,
+            "serving_thread_cpu_overhead_pct": 100 * serving,
+            "serving_thread_cpu_overhead_iqr_pct": [100 * (float(np.percentile(cpu_ratio, q)) - 1) for q in (25, 75)],
+            "wall_per_call_overhead_pct": 100 * (statistics.median(wall_ratio) - 1),
+            "background_cpu_s": background, "serving_cpu_s": box["serving_cpu"],
+            "background_pct_of_serving": 100 * background / box["serving_cpu"],
+            "total_cpu_overhead_pct": 100 * serving + 100 * background / box["serving_cpu"],
+            "windows": len(windows),
+            "profiled_share_of_monitored_pct": 100 * sum(w["profiled_calls"] for w in windows)
+            / max(sum(w["calls"] for w in windows), 1),
+            "profiled_vs_unprofiled_p50": statistics.median(
+                w["profiled_latency_ns"]["p50"] / w["latency_ns"]["p50"] for w in windows
+                if w["profiled_latency_ns"].get("n") and w["latency_ns"].get("n")) if windows else None,
+            "window_thread_cpu_s": [w["monitor_cpu_s"] for w in windows],
+            "window_build_s": [w["build_s"] for w in windows],
+            "calls_per_window": [w["calls"] for w in windows],
+        }
+        r = out["workloads"][wname]
+        print(f"{wname}: serving thread {r['serving_thread_cpu_overhead_pct']:+.2f} % CPU/call "
+              f"(IQR {r['serving_thread_cpu_overhead_iqr_pct'][0]:+.2f}..{r['serving_thread_cpu_overhead_iqr_pct'][1]:+.2f}), "
+              f"background {r['background_pct_of_serving']:.2f} % -> total {r['total_cpu_overhead_pct']:.2f} %; "
+              f"wall/call {r['wall_per_call_overhead_pct']:+.2f} %", flush=True)
+    return out
+
+
 _BPE_CHILD = """
 import os, resource, sys, tempfile
 os.environ["KINETO_LOG_LEVEL"] = "99"
@@ -193,6 +277,9 @@ def main() -> int:
     p.add_argument("--interval", type=float, default=10.0, help="monitoring window in s (default 10)")
     p.add_argument("--sample-rate", type=float, default=0.05, help="share of calls profiled (default 0.05)")
     p.add_argument("--quick", action="store_true", help="6 s sides, 1 pair, 2 s windows")
+    p.add_argument("--interleaved", action="store_true",
+                   help="one monitor throughout, plain/monitored calls alternating every --segment s")
+    p.add_argument("--segment", type=float, default=0.5, help="interleaved segment length in s (default 0.5)")
     p.add_argument("--bytes-per-event", action="store_true", help="only measure memory per collected event")
     p.add_argument("--skip-bytes-per-event", action="store_true", help="skip the memory-per-event measurement")
     p.add_argument("--json", default=None, help="write the results to this JSON file")
@@ -202,7 +289,9 @@ def main() -> int:
     result = {"machine": f"{os.cpu_count()} cores", "date": time.strftime("%Y-%m-%d")}
     if not args.skip_bytes_per_event:
         result["bytes_per_event"] = bytes_per_event((20_000, 100_000) if args.quick else (20_000, 100_000, 300_000))
-    if not args.bytes_per_event:
+    if args.interleaved:
+        result["interleaved"] = run_interleaved(args)
+    elif not args.bytes_per_event:
         result.update(run_pairs(args))
     text = json.dumps(result, indent=1, default=float)
     print(text)
