@@ -8,9 +8,10 @@
 
 Every ``interval`` seconds the window thread closes the current window and opens the next: the host
 sampler (and custom metrics) ran through it on their own thread, ``recorder.py`` timed every call, and
-one burst of ``sample_rate x interval`` seconds of calls ran under the op collector (torch.profiler when
-torch is imported), capped at about ``max_burst_events`` op events (the calls per burst follow from the
-events per call of earlier bursts), which bounds the conversion work of a busy server's windows. The
+for one burst of ``sample_rate x interval`` seconds, at a random instant of the window, torch.profiler
+recorded the ops of every thread (``burst.py``: started and stopped by the window thread itself, never
+by a served thread), capped at about ``max_burst_events`` op events (the burst's length follows from the
+event rate of earlier bursts), which bounds the conversion work of a busy server's windows. The
 window becomes a compact profile ``wNNNNNN`` in ``directory`` (default
 ``./profile_results/NAME.monitor``), its summary is judged against the rolling baseline
 (``baseline.py``) by the anomaly rules (``rules.py``), anomalies are logged on the ``cann_nb.monitor``
@@ -49,7 +50,6 @@ from ..collect.clock import perf_to_epoch_offset
 log = logging.getLogger("cann_nb.monitor")
 THREAD_NAME = "cann_nb-monitor"
 MIN_INTERVAL_S = 0.05
-_FIRST_BURST_CALLS = 200      # until the events per call are known
 _live: "weakref.WeakSet[Monitor]" = weakref.WeakSet()
 
 
@@ -61,8 +61,10 @@ class Monitor:
     fn                  the served function (or nn.Module): call it through the monitor, ``monitor(x)``;
                         ``wrap(f)`` monitors more functions; without fn, ``step()`` marks delimit calls
     directory, name     where windows go (default ``$CANN_NB_DIR|./profile_results/NAME.monitor``)
-    collectors          burst collectors (default torch when imported, else none: timing and counters)
-    options             burst CollectOptions (default: no shapes, allocations or stacks)
+    collectors          "torch" (default when torch is imported): bursts record torch ops of all threads;
+                        () or None without torch: timing, host counters and custom metrics only
+    options             burst CollectOptions (default: no shapes, allocations or stacks; buffer_events
+                        bounds the events kept per burst, the rest counted in ``dropped``)
     max_windows, max_age_s   retention (default 1440 windows, 7 days; None = no limit)
     baseline_windows, min_baseline_windows, warmup_windows   the rolling baseline (20, 3, 1)
     thresholds          anomaly rule overrides, e.g. {"p99_latency": {"margin_pct": 50}, "error_rate": None}
@@ -100,6 +102,10 @@ class Monitor:
             collectors = ("torch",) if "torch" in sys.modules else ()
         elif isinstance(collectors, str):
             collectors = tuple(c.strip() for c in collectors.split(",") if c.strip())
+        if set(collectors) - {"torch"}:
+            raise ValueError(f"monitoring bursts record torch ops (collectors='torch' or none), not {collectors!r}: "
+                             "they run on the monitor's thread and record every thread, which only torch.profiler "
+                             "can do; host counters and custom metrics are sampled in every window anyway")
         self.collectors = tuple(collectors)
         self.options = options or CollectOptions(memory=False, shapes=False, stack=False, flops=False)
         self.max_windows, self.max_age_s = max_windows, max_age_s
@@ -107,20 +113,22 @@ class Monitor:
         self.baseline = Baseline(baseline_windows, min_baseline_windows, warmup_windows)
         self.keep_calls, self.max_events = int(keep_calls), int(max_events)
         self.max_burst_events = int(max_burst_events)
-        self._events_per_call = None                 # learnt from the bursts: bounds the next burst's calls
+        self._events_per_s = None                    # learnt from the bursts: bounds the next burst's length
+        self.burst_note = None                       # why bursts cannot run here, if so
         self.sample_interval = float(sample_interval) if sample_interval else max(0.02, min(1.0, interval / 50))
         self.on_anomaly = on_anomaly
         self.keep = bool(store)
         self.exit_timeout = float(exit_timeout)
         self._random = random.Random(seed)
-        self._rec = Recorder(self._open_burst)
+        self._rec = Recorder()
         self._fn = fn
         self._wrapped = self.wrap(fn) if fn is not None else None
         self.windows: deque = deque(maxlen=1000)     # summaries of the windows of this run, oldest first
         self.anomalies: deque = deque(maxlen=1000)   # (window seq, anomaly dict)
         self.errors: deque = deque(maxlen=100)       # the monitor's own failures, as text
         self.removed = 0                             # windows removed by retention
-        self.abandoned_bursts = 0
+        self.bursts_skipped = 0                      # bursts not run: torch busy with another profile, or failed
+        self._bursts: list = []                      # this window's finished bursts (window thread only)
         self._thread: threading.Thread | None = None
         self._warm_thread: threading.Thread | None = None
         self._halt = threading.Event()
@@ -179,9 +187,6 @@ class Monitor:
             if not self.running:
                 return self
             self.running = False
-            burst = self._rec.shutdown()
-            if burst is not None and burst.thread == threading.get_ident():
-                self._rec._close(burst)      # the stopping thread owns the burst: close it here
             self._halt.set()
             thread = self._thread
         deadline = time.monotonic() + timeout
@@ -232,9 +237,18 @@ class Monitor:
     def _run(self) -> None:
         self._cpu_mark = time.thread_time_ns()
         start = time.perf_counter()
-        self._warm = not ("torch" in self.collectors and self.sample_rate > 0)
+        want = "torch" in self.collectors and self.sample_rate > 0
+        if want:
+            from .burst import unsupported_reason
+
+            self.burst_note = unsupported_reason()
+            if self.burst_note:
+                log.warning("cann_nb monitor %r: no profiling bursts: %s", self.name, self.burst_note)
+                want = False
+        self._bursts_on = want
+        self._warm = not want
         try:
-            self._open_window()       # the first window starts now; its burst is armed after the warm-up
+            self._open_window()
         except Exception as exc:
             self._error(f"could not open window: {type(exc).__name__}: {exc}")
         if not self._warm:   # on its own thread, so that windows keep their schedule meanwhile
@@ -243,6 +257,8 @@ class Monitor:
         k = 1
         while True:
             due = start + k * self.interval
+            if self._warm and self._bursts_on and not self._burst_window(due):
+                break
             if self._halt.wait(max(due - time.perf_counter(), 0.0)):
                 break
             k += 1
@@ -250,6 +266,35 @@ class Monitor:
                 k = int((time.perf_counter() - start) / self.interval) + 1
             self._rotate(final=False)
         self._rotate(final=True)
+
+    def _burst_window(self, window_end: float) -> bool:
+        """This window's burst, at a random instant that lets it end in the window; False when halted."""
+        from .burst import Burst
+
+        duration = self.sample_rate * self.interval
+        # at most ~max_burst_events op events: the rate is learnt from earlier bursts (the first: 1 s)
+        duration = min(duration, self.max_burst_events / self._events_per_s if self._events_per_s else 1.0)
+        now = time.perf_counter()
+        duration = min(duration, max(window_end - now, 0.0))
+        if duration <= 0:
+            return True
+        at = now + self._random.uniform(0.0, max(window_end - duration - now, 0.0))
+        if self._halt.wait(max(at - time.perf_counter(), 0.0)):
+            return False
+        burst = Burst(f"{self.name}-burst", self.options)
+        if not burst.start():
+            self.bursts_skipped += 1
+            if burst.error:
+                self._error(burst.error)
+            return True
+        self._rec.bursting = True
+        try:
+            halted = self._halt.wait(duration)
+        finally:
+            self._rec.bursting = False
+            burst.stop()                 # on this thread, which started it
+            self._bursts.append(burst)
+        return not halted
 
     def _warm_up(self) -> None:
         """torch.profiler's first start in a process costs 1-5 s: pay it here, not in a served call.
@@ -275,47 +320,21 @@ class Monitor:
         _start_quietly(host)
         self._host = host
         self._w_t0 = host.t0_ns
-        self._skipped0 = self._rec.skipped
-        if self._warm:
-            self._arm(time.perf_counter() + self.interval)
-
-    def _arm(self, window_end: float) -> None:
-        """Arm this window's burst at a random instant that leaves it time to finish in the window."""
-        if self.sample_rate <= 0 or not self.collectors or self._halt.is_set():
-            return
-        duration = self.sample_rate * self.interval
-        now = time.perf_counter()
-        at = now + self._random.uniform(0.0, max(window_end - duration - now, 0.0))
-        cap = max(self.max_burst_events // self._events_per_call, 10) if self._events_per_call else _FIRST_BURST_CALLS
-        self._rec.arm(int(at * 1e9), int(duration * 1e9), cap)
-
-    def _open_burst(self):
-        """Called in the serving thread when a burst is due: a started op-collector session, or None."""
-        from ..collect.session import CollectionSession, torch_busy
-
-        if not self.running or ("torch" in self.collectors and torch_busy()):
-            return None
-        session = CollectionSession(f"{self.name}-burst", self.collectors, self.options,
-                                    {"kind": "monitor-burst", "monitor": self.name})
-        _start_quietly(session)
-        if not session.active:
-            session.close()
-            return None
-        return session
+        self._skipped0 = self.bursts_skipped
 
     def _rotate(self, final: bool) -> None:
         t_build = time.perf_counter()
         end_ns = time.time_ns()
         host, seq, t0_ns = self._host, self._w_seq, getattr(self, "_w_t0", end_ns)
-        lat, err, bursts = self._rec.take()
-        skipped = self._rec.skipped - getattr(self, "_skipped0", 0)
+        lat, err, prof_calls = self._rec.take()
+        bursts, self._bursts = self._bursts, []
+        skipped = self.bursts_skipped - getattr(self, "_skipped0", 0)
         if host is not None:
             try:
                 host.stop()
             except Exception as exc:
                 self._error(f"host sampler stop failed: {exc!r}")
         if final:
-            bursts += self._wait_for_burst()
             self._host = None
         else:
             try:
@@ -323,35 +342,19 @@ class Monitor:
             except Exception as exc:
                 self._host = None
                 self._error(f"could not open window: {type(exc).__name__}: {exc}")
-        if host is None and not lat and not err and not bursts:
+        if host is None and not lat and not err and not prof_calls and not bursts:
             return
-        if final and not lat and not err and not bursts and end_ns - t0_ns < 0.1 * self.interval * 1e9:
+        if final and not lat and not err and not prof_calls and not bursts and end_ns - t0_ns < 0.1 * self.interval * 1e9:
             if host is not None:
                 host.close()
             return                                   # a stop right after a rotation: nothing to keep
         try:
-            self._finish_window(host, seq, t0_ns, end_ns, lat, err, bursts, skipped, final, t_build)
+            self._finish_window(host, seq, t0_ns, end_ns, lat, err, prof_calls, bursts, skipped, final, t_build)
         except Exception as exc:
             self._error(f"window {seq} failed: {type(exc).__name__}: {exc}")
 
-    def _wait_for_burst(self, timeout: float = 1.0) -> list:
-        """At stop: give the thread that owns an open burst a moment to close it at its next call."""
-        deadline = time.perf_counter() + timeout
-        while (b := self._rec.open_burst) is not None and b.owner.is_alive() and time.perf_counter() < deadline:
-            time.sleep(0.01)
-        _, _, done = self._rec.take()
-        b = self._rec.open_burst
-        if b is not None:
-            # its thread made no further call: torch.profiler can only be stopped by the thread that
-            # started it (from another it crashes), so the session is left; its calls are still counted
-            b.abandoned = True
-            self.abandoned_bursts += 1
-            log.info("cann_nb monitor %r: a profiling burst was still open at stop; its op events are not kept",
-                     self.name)
-            done.append(b)
-        return done
-
-    def _finish_window(self, host, seq, t0_ns, end_ns, lat, err, bursts, skipped, final, t_build) -> None:
+    def _finish_window(self, host, seq, t0_ns, end_ns, lat, err, prof_calls, bursts, skipped, final,
+                       t_build) -> None:
         host_profile = None
         if host is not None:
             try:
@@ -361,22 +364,18 @@ class Monitor:
                 self._error(f"window {seq}: host counters lost: {exc!r}")
         pairs = []
         for b in bursts:
-            if b.abandoned:
-                pairs.append((b, None))
-                continue
             try:
-                prof = b.session.finish()
-                pairs.append((b, prof))
-                if b.calls and len(prof.events):
-                    per_call = max(len(prof.events) / len(b.calls), 1.0)
-                    self._events_per_call = per_call if self._events_per_call is None else \
-                        0.5 * self._events_per_call + 0.5 * per_call
+                prof, lost = b.profile()
             except Exception as exc:
-                b.session.close()
-                pairs.append((b, None))
-                self._error(f"window {seq}: burst conversion failed: {exc!r}")
+                prof, lost = None, 0
+                self._error(f"window {seq}: burst conversion failed: {type(exc).__name__}: {exc}")
+            pairs.append((prof, lost))
+            if prof is not None and b.seconds > 0:
+                eps = max((len(prof.events) + lost) / b.seconds, 1.0)
+                self._events_per_s = eps if self._events_per_s is None else 0.5 * self._events_per_s + 0.5 * eps
         profile, summary = window.build(
-            monitor=self.name, seq=seq, host=host_profile, bursts=pairs, t0_ns=t0_ns, end_ns=end_ns, lat=lat,
+            monitor=self.name, seq=seq, host=host_profile, bursts=pairs, prof_calls=prof_calls, t0_ns=t0_ns,
+            end_ns=end_ns, lat=lat,
             err=err, perf_to_epoch_ns=self._offset, keep_calls=self.keep_calls, max_events=self.max_events,
             partial=final, skipped=skipped)
         base = self.baseline.stats()
@@ -387,6 +386,8 @@ class Monitor:
         summary["baseline_member"] = self.baseline.observe(summary, bool(found))
         summary["config"] = {"interval_s": self.interval, "sample_rate": self.sample_rate,
                              "collectors": list(self.collectors)}
+        if self.burst_note:
+            summary["config"]["bursts"] = f"off: {self.burst_note}"
         cpu = time.thread_time_ns()
         summary["monitor_cpu_s"] = round((cpu - self._cpu_mark) / 1e9, 6)   # this thread, since the last window
         self._cpu_mark = cpu

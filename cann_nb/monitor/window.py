@@ -67,37 +67,38 @@ def top_ops(frames, k: int = TOP_OPS) -> list[dict]:
              "self_ns": int(r["self_ns"]), "count": int(r["count"])} for r in hs.to_dict("records")]
 
 
-def build(*, monitor: str, seq: int, host: Profile | None, bursts: list, t0_ns: int, end_ns: int,
-          lat, err, perf_to_epoch_ns: int, keep_calls: int, max_events: int, partial: bool,
+def build(*, monitor: str, seq: int, host: Profile | None, bursts: list, prof_calls: list, t0_ns: int,
+          end_ns: int, lat, err, perf_to_epoch_ns: int, keep_calls: int, max_events: int, partial: bool,
           skipped: int) -> tuple[Profile, dict]:
-    """``bursts``: [(Burst, Profile or None)]. ``lat``/``err``: durations of unprofiled calls/of calls
-    that raised. ``perf_to_epoch_ns``: time_ns - perf_counter_ns (for the profiled calls' spans)."""
+    """``bursts``: [(Profile or None, events dropped)] of the window's bursts; ``prof_calls``: (start perf
+    ns, duration, raised) of the calls made while they recorded; ``lat``/``err``: durations of the other
+    calls, that returned / raised. ``perf_to_epoch_ns``: time_ns - perf_counter_ns."""
     events, memory, counters, dropped, collectors = [], [], [], {}, {}
     if host is not None:
         counters.append(_shift(host.counters, "ts_ns", host.meta.get("t0_ns", t0_ns) - t0_ns))
         dropped.update(host.meta.get("dropped") or {})
         collectors.update(host.meta.get("collectors") or {})
-    prof_durs, all_burst_events, compacted, next_id = [], [], 0, 0
-    n_prof_errors = 0
-    for burst, prof in bursts:
-        prof_durs += [d for _, d in burst.calls]
-        n_prof_errors += burst.errors
+    prof_durs = [d for _, d, _ in prof_calls]
+    n_prof_errors = sum(1 for *_, r in prof_calls if r)
+    starts_sorted = sorted(s for s, _, _ in prof_calls)
+    all_burst_events, compacted, next_id = [], 0, 0
+    for prof, lost in bursts:
+        if lost:
+            dropped["burst:torch"] = dropped.get("burst:torch", 0) + int(lost)
         if prof is None:
             continue
         shift = int(prof.meta.get("t0_ns", t0_ns)) - t0_ns
         ev = _shift(prof.events, "start_ns", shift)
-        ev = ev[(ev["cat"] != "step").to_numpy()] if len(ev) else ev   # the session's own step spans
+        ev = ev[(ev["cat"] != "step").to_numpy()] if len(ev) else ev   # torch's own ProfilerStep spans
         all_burst_events.append(ev)
-        if len(ev) and burst.calls:
-            starts = sorted(s for s, _ in burst.calls)
-            if len(starts) > keep_calls:
-                cutoff = starts[keep_calls] + perf_to_epoch_ns - t0_ns
-                keep = (ev["start_ns"].to_numpy() < cutoff)
-                compacted += int((~keep).sum())
-                ev = ev[keep]
-            if len(ev) > max_events:
-                compacted += len(ev) - max_events
-                ev = ev.iloc[:max_events]
+        if len(ev) and len(starts_sorted) > keep_calls:
+            cutoff = starts_sorted[keep_calls] + perf_to_epoch_ns - t0_ns
+            keep = ev["start_ns"].to_numpy() < cutoff
+            compacted += int((~keep).sum())
+            ev = ev[keep]
+        if len(ev) > max_events:
+            compacted += len(ev) - max_events
+            ev = ev.iloc[:max_events]
         if len(ev):
             ids = ev["id"].to_numpy()
             off = next_id - int(ids.min())
@@ -115,14 +116,14 @@ def build(*, monitor: str, seq: int, host: Profile | None, bursts: list, t0_ns: 
                 memory.append(mem)
         for k, v in (prof.meta.get("dropped") or {}).items():
             dropped[f"burst:{k}"] = dropped.get(f"burst:{k}", 0) + int(v)
-        for k, v in (prof.meta.get("collectors") or {}).items():
-            collectors[k] = v
-    calls = [(s, d) for burst, _ in bursts for s, d in burst.calls]
-    if calls:
-        starts = np.array([s for s, _ in calls], dtype=np.int64) + perf_to_epoch_ns - t0_ns
-        durs = np.array([d for _, d in calls], dtype=np.int64)
+    if bursts:
+        collectors["torch"] = {"status": "ok", "bursts": len(bursts), "threads": "all (profile_all_threads)",
+                               "events": int(sum(len(e) for e in all_burst_events))}
+    if prof_calls:
+        starts = np.array([s for s, _, _ in prof_calls], dtype=np.int64) + perf_to_epoch_ns - t0_ns
+        durs = np.array(prof_durs, dtype=np.int64)
         events.append(pd.DataFrame({
-            "id": np.arange(next_id, next_id + len(calls), dtype=np.int64), "name": "monitored call",
+            "id": np.arange(next_id, next_id + len(prof_calls), dtype=np.int64), "name": "monitored call",
             "cat": "annotation", "track": "monitor/calls", "device": "cpu", "start_ns": starts, "dur_ns": durs}))
     mem_all = concat("memory", memory)
     ctr_host = concat("counters", counters)

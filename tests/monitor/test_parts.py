@@ -138,7 +138,7 @@ def test_retention_by_count_and_age(tmp_path):
 
 
 def test_recorder_times_calls_and_passes_exceptions_through():
-    rec = Recorder(lambda: None)
+    rec = Recorder()
 
     def f(v):
         if v < 0:
@@ -148,12 +148,26 @@ def test_recorder_times_calls_and_passes_exceptions_through():
     assert [rec.call(f, (i,), {}) for i in range(5)] == [0, 2, 4, 6, 8]
     with pytest.raises(KeyError):
         rec.call(f, (-1,), {})
-    rec.arm(1, 10**9)                     # armed, but the session factory declines: counted, not profiled
+    rec.bursting = True                   # a burst records: calls are kept apart, with their start
     assert rec.call(f, (3,), {}) == 6
-    lat, err, bursts = rec.take()
-    assert len(lat) == 6 and len(err) == 1 and bursts == [] and rec.skipped == 1
+    with pytest.raises(KeyError):
+        rec.call(f, (-2,), {})
+    rec.bursting = False
+    lat, err, prof = rec.take()
+    assert len(lat) == 5 and len(err) == 1 and [p[2] for p in prof] == [False, True]
+    assert rec.take() == ([], [], [])
     rec.off = True
-    assert rec.call(f, (1,), {}) == 2 and rec.take()[0] == []
+    assert rec.call(f, (1,), {}) == 2 and rec.take() == ([], [], [])
+
+
+def test_recorder_step_mode():
+    rec = Recorder()
+    for burst in (False, False, True, True, False):
+        rec.bursting = burst
+        rec.step()
+        time.sleep(0.001)
+    lat, err, prof = rec.take()
+    assert len(lat) + len(prof) == 4 and len(prof) == 2 and all(d >= 1_000_000 for d in lat)
 
 
 def test_idle_windows_make_no_latency_baseline():

@@ -1,0 +1,125 @@
+"""A monitoring burst: torch.profiler recording every thread for a short while, driven by the window thread.
+
+torch.profiler normally records only the thread that starts it, and it must be stopped by that same
+thread: stopping it from another thread, or leaving it running in a thread that ends, crashes the
+process (at once, or at interpreter exit). A burst therefore uses torch's ``profile_all_threads``
+experimental option and is started *and* stopped by the monitor's window thread: the served threads
+are recorded without running any profiler code, and nothing is ever left open in a thread that may end.
+
+While a burst records, it holds the process's torch.profiler slot (``collect/session.py``): a
+``Profiler``/``%%cann_profile`` run that starts meanwhile runs without torch and says why, and a burst
+never starts while one of those records.
+
+The recording is converted the way the torch collector does it (the C++ Chrome-trace exporter, then
+``read_kineto``), on the window thread, after the burst.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+
+def unsupported_reason() -> str | None:
+    """None when all-thread bursts can run here, else why not."""
+    try:
+        import torch  # noqa: F401
+        from torch._C._profiler import _ExperimentalConfig
+
+        _ExperimentalConfig(profile_all_threads=True)
+    except ImportError:
+        return "torch is not importable"
+    except TypeError:
+        return "this torch has no profile_all_threads option (torch >= 2.8 needed for monitoring bursts)"
+    except Exception as exc:
+        return f"torch.profiler cannot record all threads here ({type(exc).__name__}: {exc})"
+    return None
+
+
+class Burst:
+    """One all-thread torch.profiler recording; ``start``/``stop``/``profile`` on the same thread."""
+
+    def __init__(self, name: str, options):
+        self.name = name                  # the slot's owner label
+        self.options = options
+        self._prof = None
+        self.t0_ns = 0
+        self.start_perf_ns = self.stop_perf_ns = 0
+        self.error: str | None = None
+
+    def start(self) -> bool:
+        """Claim the slot and start recording; False (nothing started) when torch is busy or fails."""
+        from ..collect.session import _claim_torch, _release_torch
+        from ..collect.torch_collector import TorchCollector, quiet_stderr
+
+        if _claim_torch(self):
+            return False
+        try:
+            from torch._C._profiler import _ExperimentalConfig
+            from torch.profiler import profile
+
+            o = self.options
+            self._prof = profile(activities=TorchCollector._activities(), record_shapes=o.shapes or o.flops,
+                                 profile_memory=o.memory, with_stack=o.stack,
+                                 experimental_config=_ExperimentalConfig(profile_all_threads=True))
+            self.t0_ns = time.time_ns()
+            with quiet_stderr():
+                self._prof.start()
+            self.start_perf_ns = time.perf_counter_ns()
+            return True
+        except Exception as exc:
+            self.error = f"burst start failed: {type(exc).__name__}: {exc}"
+            self._prof = None
+            _release_torch(self)
+            return False
+
+    def stop(self) -> None:
+        from ..collect.session import _release_torch
+        from ..collect.torch_collector import quiet_stderr
+
+        if self._prof is None or self.stop_perf_ns:
+            return
+        self.stop_perf_ns = time.perf_counter_ns()
+        try:
+            with quiet_stderr():
+                self._prof.stop()
+        except Exception as exc:
+            self.error = f"burst stop failed: {type(exc).__name__}: {exc}"
+        finally:
+            _release_torch(self)
+
+    @property
+    def seconds(self) -> float:
+        return max(self.stop_perf_ns - self.start_perf_ns, 0) / 1e9
+
+    def profile(self):
+        """(Profile of the recording, events dropped at options.buffer_events); after stop()."""
+        from ..collect.torch_collector import quiet_stderr
+        from ..ingest.kineto import read_kineto
+
+        self.stop()
+        if self._prof is None:
+            return None, 0
+        fd, path = tempfile.mkstemp(prefix="cann_nb_burst_", suffix=".json")
+        os.close(fd)
+        try:
+            with quiet_stderr():
+                self._prof.export_chrome_trace(path)
+            prof = read_kineto(path, t0_ns=self.t0_ns, python_functions=self.options.stack, name=self.name)
+        finally:
+            Path(path).unlink(missing_ok=True)
+            self._prof = None
+        dropped, bound = 0, int(self.options.buffer_events)
+        if len(prof.events) > bound:       # keep the earliest (parents come before their children)
+            dropped = len(prof.events) - bound
+            prof.events = prof.events.iloc[:bound].copy()
+            par = prof.events["parent"].to_numpy()
+            prof.events["parent"] = np.where(par < bound, par, -1)
+            if len(prof.memory):
+                eid = prof.memory["event_id"].to_numpy()
+                prof.memory["event_id"] = np.where(eid < bound, eid, -1)
+        return prof, dropped
