@@ -90,7 +90,7 @@ def test_registered_and_available():
 
 
 def test_numpy_cell_gives_nested_numpy_events_whose_self_times_add_up():
-    r, *_, wall = run_traced(compile_cell(NUMPY_CELL))
+    r, t0, t_a, t_b, wall = run_traced(compile_cell(NUMPY_CELL))
     ev = r.events
     assert_well_nested(ev)
     names = set(ev["name"].astype(str))
@@ -105,7 +105,11 @@ def test_numpy_cell_gives_nested_numpy_events_whose_self_times_add_up():
     # self times partition the traced time: nothing counted twice, nothing lost
     roots = ev[ev["parent"] < 0]
     assert self_times(ev).sum() == roots["dur_ns"].sum()
-    assert 0.9 * wall <= roots["dur_ns"].sum() <= wall
+    # the cell is one root inside the start/stop window (how much of the window it fills depends on
+    # the machine's load, so it is not asserted)
+    assert list(roots["name"].astype(str)) == ["<cell>"] and roots["dur_ns"].sum() <= wall
+    start = roots["start_ns"].iloc[0] + t0                # events are relative to the profile's t0
+    assert t_a - 1_000_000 <= start and start + roots["dur_ns"].iloc[0] <= t_b + 1_000_000
     # the matmul raises no C-call event on 3.11; its line carries the time
     if r.meta["lines"] == "on":
         ev = ev.assign(self_ns=self_times(ev))
