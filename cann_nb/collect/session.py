@@ -30,15 +30,22 @@ _torch_slot_lock = threading.Lock()
 _torch_slot: dict = {}
 
 
-def _claim_torch(session) -> str | None:
-    """Take the process's torch.profiler slot for ``session``; None, or why it is taken."""
-    with _torch_slot_lock:
-        owner, thread = _torch_slot.get("session"), _torch_slot.get("thread")
-        if owner is not None and owner is not session and thread is not None and thread.is_alive():
+def _claim_torch(session, wait_s: float = 2.0) -> str | None:
+    """Take the process's torch.profiler slot for ``session``; None, or why it is taken. A holder that
+    can give way (a continuous-monitoring burst has ``preempt()``) is asked to, and waited for."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        with _torch_slot_lock:
+            owner, thread = _torch_slot.get("session"), _torch_slot.get("thread")
+            if owner is None or owner is session or thread is None or not thread.is_alive():
+                _torch_slot.update(session=session, thread=threading.current_thread())
+                return None
+            preempt = getattr(owner, "preempt", None)
+        if preempt is None or wait_s <= 0 or time.monotonic() > deadline:
             return (f"another profile ({owner.name!r}, thread {thread.name!r}) is recording with torch.profiler "
                     "in this process; torch cannot record two at once")
-        _torch_slot.update(session=session, thread=threading.current_thread())
-        return None
+        preempt()
+        time.sleep(0.002)
 
 
 def torch_busy() -> bool:

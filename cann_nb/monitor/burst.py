@@ -7,8 +7,8 @@ experimental option and is started *and* stopped by the monitor's window thread:
 are recorded without running any profiler code, and nothing is ever left open in a thread that may end.
 
 While a burst records, it holds the process's torch.profiler slot (``collect/session.py``): a
-``Profiler``/``%%cann_profile`` run that starts meanwhile runs without torch and says why, and a burst
-never starts while one of those records.
+``Profiler``/``%%cann_profile`` run that starts meanwhile asks it to give way (``preempt``), the burst
+ends early and the run gets torch.profiler; a burst never starts while one of those records.
 
 The recording is converted the way the torch collector does it (the C++ Chrome-trace exporter, then
 ``read_kineto``), on the window thread, after the burst.
@@ -43,9 +43,11 @@ def unsupported_reason() -> str | None:
 class Burst:
     """One all-thread torch.profiler recording; ``start``/``stop``/``profile`` on the same thread."""
 
-    def __init__(self, name: str, options):
+    def __init__(self, name: str, options, on_preempt=None):
         self.name = name                  # the slot's owner label
         self.options = options
+        self._on_preempt = on_preempt
+        self.preempted = False
         self._prof = None
         self.t0_ns = 0
         self.start_perf_ns = self.stop_perf_ns = 0
@@ -56,7 +58,7 @@ class Burst:
         from ..collect.session import _claim_torch, _release_torch
         from ..collect.torch_collector import TorchCollector, quiet_stderr
 
-        if _claim_torch(self):
+        if _claim_torch(self, wait_s=0):
             return False
         try:
             from torch._C._profiler import _ExperimentalConfig
@@ -91,6 +93,12 @@ class Burst:
             self.error = f"burst stop failed: {type(exc).__name__}: {exc}"
         finally:
             _release_torch(self)
+
+    def preempt(self) -> None:
+        """Another profile wants torch.profiler: end this burst now (called from that thread)."""
+        self.preempted = True
+        if self._on_preempt is not None:
+            self._on_preempt()
 
     @property
     def seconds(self) -> float:

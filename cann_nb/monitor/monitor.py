@@ -132,6 +132,7 @@ class Monitor:
         self._thread: threading.Thread | None = None
         self._warm_thread: threading.Thread | None = None
         self._halt = threading.Event()
+        self._wake = threading.Event()               # ends a burst early: stop() or a preempting profile
         self._lock = threading.Lock()
         self._store = None
         self._host = None
@@ -188,6 +189,7 @@ class Monitor:
                 return self
             self.running = False
             self._halt.set()
+            self._wake.set()
             thread = self._thread
         deadline = time.monotonic() + timeout
         warm = self._warm_thread
@@ -281,7 +283,10 @@ class Monitor:
         at = now + self._random.uniform(0.0, max(window_end - duration - now, 0.0))
         if self._halt.wait(max(at - time.perf_counter(), 0.0)):
             return False
-        burst = Burst(f"{self.name}-burst", self.options)
+        burst = Burst(f"{self.name}-burst", self.options, on_preempt=self._wake.set)
+        self._wake.clear()
+        if self._halt.is_set():
+            return False
         if not burst.start():
             self.bursts_skipped += 1
             if burst.error:
@@ -289,7 +294,8 @@ class Monitor:
             return True
         self._rec.bursting = True
         try:
-            halted = self._halt.wait(duration)
+            self._wake.wait(duration)
+            halted = self._halt.is_set()
         finally:
             self._rec.bursting = False
             burst.stop()                 # on this thread, which started it
@@ -378,6 +384,7 @@ class Monitor:
             end_ns=end_ns, lat=lat,
             err=err, perf_to_epoch_ns=self._offset, keep_calls=self.keep_calls, max_events=self.max_events,
             partial=final, skipped=skipped)
+        summary["burst_s"] = round(sum(b.seconds for b in bursts), 6)   # time the op profiler recorded
         base = self.baseline.stats()
         found = rules.evaluate(summary, base, list(self.baseline.recent_peaks) + [summary["peak_memory_bytes"]],
                                self.thresholds)

@@ -203,3 +203,25 @@ def test_profiler_front_end_and_module_functions(tmp_path):
         assert cann_nb.stop_continuous_monitoring() is mon
     assert mon.directory == tmp_path / "api.monitor" and sum(w["calls"] for w in mon.windows) == 51
     assert mon(5) == 6                                    # after stop: a plain call
+
+
+def test_a_profile_taken_while_monitoring_preempts_the_burst(tmp_path):
+    from cann_nb import Profiler
+
+    lin = torch.nn.Linear(16, 16)
+    x = torch.randn(4, 16)
+    mon = Monitor(interval=2.0, sample_rate=1.0, fn=lin, directory=tmp_path / "m.monitor", name="m")
+    mon.start()
+    try:
+        assert mon.wait_ready(60)
+        end = time.monotonic() + 10
+        while not mon._rec.bursting:                      # a burst records (it spans the whole window)
+            mon(x)
+            assert time.monotonic() < end
+        with Profiler(output_path=tmp_path, name="manual", collectors="torch") as prof:
+            lin(x)
+        assert prof.profile.meta["collectors"]["torch"]["status"] == "ok"
+        assert "aten::addmm" in set(prof.profile.events["name"].astype(str))
+    finally:
+        mon.stop()
+    assert not mon.errors
