@@ -1,8 +1,9 @@
 """Rolling baseline of continuous monitoring: what "normal" looked like over the last windows.
 
-The baseline is the last ``size`` (default 20) *normal* windows: windows without anomalies, after the
-first ``warmup`` windows of the process (lazy initialisation, caches and allocator growth make them
-unrepresentative). A window that is anomalous is not added, so a regression that persists stays flagged
+The baseline is the last ``size`` (default 20) *normal* windows: windows that served calls and had no
+anomalies, after the first ``warmup`` windows with calls (lazy initialisation, caches and allocator
+growth make them unrepresentative). Idle windows never join: a baseline learnt before traffic arrives
+would flag the traffic itself (its memory) as a regression, and keep flagging it. A window that is anomalous is not added, so a regression that persists stays flagged
 until it is fixed or ``reset()`` accepts it as the new normal. Its statistics are medians over windows
 (robust to one odd window) with the median absolute deviation as their noise:
 
@@ -40,8 +41,10 @@ class Baseline:
 
     def observe(self, window: dict, anomalous: bool) -> bool:
         """Account for a finished window; returns True when it joined the baseline."""
+        if not window.get("calls") or window.get("partial"):
+            return False
         self.seen += 1
-        if self.seen <= self.warmup or window.get("partial"):
+        if self.seen <= self.warmup:
             return False
         self.recent_peaks.append(dict(window.get("peak_memory_bytes") or {}))
         if anomalous:

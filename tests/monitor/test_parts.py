@@ -170,13 +170,15 @@ def test_recorder_step_mode():
     assert len(lat) + len(prof) == 4 and len(prof) == 2 and all(d >= 1_000_000 for d in lat)
 
 
-def test_idle_windows_make_no_latency_baseline():
-    b = Baseline(size=20, min_windows=3, warmup=0)
-    for i in range(5):
-        b.observe({**_window(i), "latency_ns": {"n": 0}, "calls": 0}, anomalous=False)
+def test_idle_windows_make_no_baseline():
+    b = Baseline(size=20, min_windows=3, warmup=1)
+    for i in range(5):       # before traffic: small RSS, no calls; they must not become "normal"
+        assert not b.observe({**_window(i, rss=100 * MiB), "latency_ns": {"n": 0}, "calls": 0}, anomalous=False)
+    assert not b.observe(_window(5), anomalous=False)                 # the warm-up is the first served window
     b.observe(_window(6), anomalous=False)
     th = rules.thresholds_for(None)
-    assert b.stats()["latency_windows"] == 1
+    assert b.stats()["latency_windows"] == 1 and b.stats()["windows"] == 1 and not b.ready()
+    assert b.stats()["peak_memory_bytes"] == {"host:rss": 500 * MiB}
     assert rules.evaluate(_window(9, p50=50e6, p99=90e6), b.stats(), [], th) == []
     b.observe(_window(7), anomalous=False)
     b.observe(_window(8), anomalous=False)
