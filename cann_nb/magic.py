@@ -21,7 +21,9 @@ magic, and IPython's own machinery is not profiled):
    statement keeps IPython's compile steps between statements out of the profile.
 
 3. IPython runs it as any cell; the traceback is the user's own. A post_run_cell hook then converts
-   the collected data, stores the profile and displays it. Errors there are reported in one line.
+   the collected data and displays it while the store writes it on its writer thread; the next cell
+   waits for that write (pre_run_cell), so what it runs, a shell command too, sees the files.
+   Errors there are reported in one line.
 
 If the transformers are bypassed (``run_cell_magic`` called directly), the cell magic itself runs the
 cell through ``shell.run_cell`` under the same session.
@@ -250,6 +252,7 @@ class Runtime:
         self.shell.input_transformers_cleanup.append(self.transformer)
         self.shell.ast_transformers.append(self.rewriter)
         self.shell.events.register("post_run_cell", self.post_run_cell)
+        self.shell.events.register("pre_run_cell", self.flush_stores)
         self.shell.user_ns[RUNTIME_NAME] = self
         self.shell.user_ns_hidden[RUNTIME_NAME] = self
 
@@ -267,10 +270,12 @@ class Runtime:
                           (self.shell.ast_transformers, self.rewriter)):
             while item in lst:
                 lst.remove(item)
-        try:
-            self.shell.events.unregister("post_run_cell", self.post_run_cell)
-        except ValueError:
-            pass
+        for event, fn in (("post_run_cell", self.post_run_cell), ("pre_run_cell", self.flush_stores)):
+            try:
+                self.shell.events.unregister(event, fn)
+            except ValueError:
+                pass
+        self.flush_stores()
         self.shell.user_ns.pop(RUNTIME_NAME, None)
         self.shell.user_ns_hidden.pop(RUNTIME_NAME, None)
 
@@ -357,6 +362,10 @@ class Runtime:
         return value
 
     # -- after the cell --------------------------------------------------------------------------
+    def flush_stores(self, info=None) -> None:
+        for store in self._stores.values():
+            store.flush()
+
     def post_run_cell(self, result=None) -> None:
         self.pending = self.armed = None
         if self.run is None:
@@ -382,7 +391,7 @@ class Runtime:
         profile.meta["options"].update(repeat=run.args.repeat, warmup=run.args.warmup)
         store = self.store(run.args.output)
         try:
-            stored = store.add(profile)
+            stored = store.add(profile, background=True)     # written while the view is shown
             profile.meta["stored_at"] = str(store.path(stored))
         except Exception as exc:
             print(f"cann_nb: {exc}", file=sys.stderr)

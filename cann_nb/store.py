@@ -13,15 +13,27 @@ A profile is written into ``root/.tmp-*`` and renamed into place, so a crash or 
 leaves a half profile under a real name. Reusing a name keeps the earlier profile as ``NAME@k``
 (k its version) rather than overwriting it: ``session["NAME"]`` is the latest, ``session["NAME@1"]``
 the first.
+
+``add(..., background=True)`` hands the write to the session's one writer thread (writes stay in
+order) and returns at once: the notebook shows a profile while its files are written. Every read of
+the session waits for pending writes first (``flush``), the magic flushes before the next cell runs
+(so a shell command in it sees the files) and the interpreter flushes at exit.
 """
 
 from __future__ import annotations
 
+import atexit
+import copy
 import json
 import os
 import re
 import shutil
+import sys
+import threading
 import uuid
+import weakref
+from collections import deque
+from concurrent.futures import Future
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
@@ -76,8 +88,8 @@ def _json_default(obj):
     return repr(obj)
 
 
-def write_profile_dir(profile: Profile, directory: Path) -> None:
-    """Write one profile's files into an existing (empty) directory, fsynced."""
+def write_profile_dir(profile: Profile, directory: Path, meta: dict | None = None) -> None:
+    """Write one profile's files (and ``meta``, default its own) into an existing empty directory, fsynced."""
     for table in TABLES:
         df = getattr(profile, table)
         path = directory / f"{table}.parquet"
@@ -85,7 +97,7 @@ def write_profile_dir(profile: Profile, directory: Path) -> None:
         _fsync(path)
     meta_path = directory / META_FILE
     with open(meta_path, "w", encoding="utf-8") as fh:
-        json.dump(profile.meta, fh, default=_json_default, indent=1, allow_nan=False)
+        json.dump(profile.meta if meta is None else meta, fh, default=_json_default, indent=1, allow_nan=False)
         fh.flush()
         os.fsync(fh.fileno())
 
@@ -134,10 +146,44 @@ class Session(Mapping):
     def __init__(self, root=None):
         self.root = Path(root) if root is not None else default_root()
         self._cache: dict[str, Profile] = {}
+        self._queue: deque = deque()                      # background adds, written one at a time, in order
+        self._writer: threading.Thread | None = None      # runs while the queue has work, then ends
+        self._pending: list[Future] = []
+        self._lock = threading.Lock()
+        self.write_errors: list[str] = []                  # background writes that failed, as messages
 
     # -- reading -----------------------------------------------------------------------------
+    def flush(self) -> None:
+        """Wait until every background write to this directory has landed (or failed: see
+        ``write_errors``), this Session's and those of other Sessions on the same root."""
+        for other in list(_with_writes.values()):
+            if other is not self and other._pending and _same_dir(other.root, self.root):
+                other._flush_own()
+        self._flush_own()
+
+    def _flush_own(self) -> None:
+        while True:
+            with self._lock:
+                pending, self._pending = self._pending, []
+            if not pending:
+                return
+            try:
+                for fut in pending:
+                    fut.exception()                         # waits; failures are reported by the writer
+                writer = self._writer
+                if writer is not None and writer is not threading.current_thread():
+                    writer.join()                           # ends as soon as its queue is empty
+            except BaseException:                           # Ctrl-C while waiting: still pending
+                with self._lock:
+                    self._pending[:0] = [f for f in pending if not f.done()]
+                raise
+
     def names(self, versions: bool = False) -> list[str]:
         """Stored names, oldest first; with versions=True also the ``NAME@k`` older versions."""
+        self.flush()
+        return self._names_on_disk(versions)
+
+    def _names_on_disk(self, versions: bool) -> list[str]:
         if not self.root.is_dir():
             return []
         found = []
@@ -158,6 +204,7 @@ class Session(Mapping):
             name = self.names()[name]
         if name in self._cache:
             return self._cache[name]
+        self.flush()
         directory = self.path(name)
         if is_group_dir(directory):
             group = ProfileGroup(directory)
@@ -171,6 +218,7 @@ class Session(Mapping):
         return profile
 
     def __contains__(self, name) -> bool:
+        self.flush()
         return isinstance(name, str) and _stored(self.path(name))
 
     def __iter__(self) -> Iterator[str]:
@@ -210,25 +258,63 @@ class Session(Mapping):
         return pd.DataFrame(rows, columns=cols)
 
     # -- writing -----------------------------------------------------------------------------
-    def add(self, profile: Profile, name: str | None = None) -> str:
+    def add(self, profile: Profile, name: str | None = None, *, background: bool = False) -> str:
         """Persist ``profile`` under ``name`` (default: its meta name) atomically; return the name.
 
         If the name exists, the existing profile is kept as ``NAME@k`` and this becomes version k+1.
+        ``background=True`` returns before the files are written (see the module's doc); a failure is
+        then printed to stderr and kept in ``write_errors`` instead of raised.
         """
         name = check_name(name or profile.name)
+        profile.meta.update(name=name, counts={t: int(len(getattr(profile, t))) for t in TABLES})
+        profile.meta.setdefault("version", None)        # known once written; the key exists from now on
+        # a background write dumps a copy: the caller may go on reading or annotating the meta meanwhile
+        meta = copy.deepcopy(profile.meta) if background else profile.meta
 
         def write(tmp: Path, version: int) -> None:
-            profile.meta["name"] = name
-            profile.meta["version"] = version
-            profile.meta["counts"] = {t: int(len(getattr(profile, t))) for t in TABLES}
-            write_profile_dir(profile, tmp)
+            meta["version"] = profile.meta["version"] = version
+            write_profile_dir(profile, tmp, meta)
 
-        self._write_atomically(name, write)
-        self._cache[name] = profile
+        if not background:
+            self.flush()
+            self._write_atomically(name, write)
+            self._cache[name] = profile
+            return name
+        fut = Future()
+        with self._lock:
+            _with_writes[id(self)] = self
+            self._cache.pop(name, None)       # the old NAME becomes NAME@k when this write lands
+            self._queue.append((fut, name, write, profile))
+            self._pending.append(fut)
+            if self._writer is None:
+                # not a daemon: the interpreter waits for it at exit, so a queued profile is not lost
+                self._writer = threading.Thread(target=self._drain, name="cann_nb-store-writer")
+                self._writer.start()
         return name
+
+    def _drain(self) -> None:
+        while True:
+            with self._lock:
+                if not self._queue:
+                    self._writer = None
+                    return
+                fut, name, write, profile = self._queue.popleft()
+            self._write_in_background(name, write, profile)
+            fut.set_result(None)
+
+    def _write_in_background(self, name: str, write, profile: Profile) -> None:
+        try:
+            self._write_atomically(name, write)
+        except BaseException as exc:
+            msg = f"cann_nb: could not store profile {name!r}: {exc}"
+            self.write_errors.append(msg)
+            print(msg, file=sys.stderr, flush=True)
+            return
+        self._cache[name] = profile
 
     def add_group(self, name: str, profiles: dict, meta: dict | None = None) -> str:
         """Persist one profile per rank as a group ``name`` (partitioned ``rank=N``), atomically."""
+        self.flush()
         name = check_name(name)
         ranks = sorted(int(r) for r in profiles)
 
@@ -274,6 +360,7 @@ class Session(Mapping):
         self._cache.pop(f"{name}@{previous}", None)
 
     def remove(self, name: str) -> None:
+        self.flush()
         directory = self.path(name)
         if not _stored(directory):
             raise KeyError(f"no profile {name!r} in {self.root}")
@@ -291,7 +378,7 @@ class Session(Mapping):
     def _version_of(self, directory: Path) -> int:
         if not _stored(directory):
             # a crash between the two renames of add() can leave only NAME@k: continue after it
-            olds = [int(m.group("version")) for n in self.names(versions=True)
+            olds = [int(m.group("version")) for n in self._names_on_disk(versions=True)
                     if (m := _VERSIONED_RE.match(n)) and m.group("base") == directory.name]
             return max(olds, default=0)
         try:
@@ -305,6 +392,20 @@ class Session(Mapping):
 
     def __repr__(self) -> str:
         return f"<cann_nb Session {str(self.root)!r}: {len(self)} profiles>"
+
+
+# sessions that ever wrote in the background, by id (a Session is a Mapping, so not hashable)
+_with_writes: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+
+
+def _same_dir(a: Path, b: Path) -> bool:
+    return os.path.abspath(a) == os.path.abspath(b)
+
+
+@atexit.register
+def _flush_at_exit() -> None:
+    for session in list(_with_writes.values()):
+        session.flush()
 
 
 def _describe_source(source) -> str:

@@ -152,3 +152,19 @@ def test_unload_removes_everything(tmp_path, monkeypatch):
     assert not cann_threads()
     result = shell.run_cell("%%cann_profile\n1")
     assert isinstance(result.error_in_exec, UsageError)  # "Cell magic not found"
+
+
+def test_the_next_cell_sees_the_stored_files(ip, tmp_path, monkeypatch):
+    """The store writes after the cell, on its own thread; the next cell, a shell command or another
+    process reading the directory included, runs only once the files are there."""
+    import time
+
+    import cann_nb.store as store_mod
+
+    real = store_mod.write_profile_dir
+    monkeypatch.setattr(store_mod, "write_profile_dir", lambda *a, **k: (time.sleep(0.5), real(*a, **k)))
+    path = tmp_path / "store" / "later" / "meta.json"
+    assert run(ip, "%%cann_profile -n later --collectors host --no-display\n1 + 1").success
+    assert not path.exists()                                 # the cell did not wait for the write
+    assert run(ip, f"import os\nseen = os.path.exists({str(path)!r})").success
+    assert ip.user_ns["seen"] is True

@@ -132,3 +132,57 @@ def test_groups_are_partitioned_by_rank(tmp_path):
     assert len(group.table("events")) == 33
     row = fresh.list().set_index("name").loc["cluster"]
     assert row["ranks"] == 3
+
+
+def _slow_writes(monkeypatch, seconds=0.3):
+    """The background writer's files take ``seconds`` longer: a read that did not wait would miss them."""
+    import time
+
+    import cann_nb.store as store_mod
+
+    real = store_mod.write_profile_dir
+
+    def slow(*a, **k):
+        time.sleep(seconds)
+        return real(*a, **k)
+
+    monkeypatch.setattr(store_mod, "write_profile_dir", slow)
+
+
+def test_background_add_returns_at_once_and_every_read_waits_for_it(tmp_path, monkeypatch):
+    _slow_writes(monkeypatch)
+    s = Session(tmp_path)
+    p = make_profile(n=10)
+    assert s.add(p, background=True) == "p"
+    assert not (tmp_path / "p").exists()                      # still being written
+    p.meta["annotated"] = list(range(1000))                   # the caller goes on using its meta
+    assert "p" in Session(tmp_path)                           # another Session on the same root waits
+    assert s.add(make_profile(n=20), background=True) == "p"  # second version, written after the first
+    assert s.versions("p") == ["p@1", "p"]
+    assert len(Session(tmp_path)["p@1"].events) == 10 and len(s["p"].events) == 20
+    assert Session(tmp_path)["p@1"].meta["version"] == 1 and s["p"].meta["version"] == 2
+    assert "annotated" not in json.loads((tmp_path / "p@1" / "meta.json").read_text())   # a snapshot was written
+    assert not [t for t in __import__("threading").enumerate() if t.name == "cann_nb-store-writer"]
+
+
+def test_background_write_failure_is_reported_and_leaves_the_store_unchanged(tmp_path, monkeypatch, capsys):
+    s = Session(tmp_path)
+    s.add(make_profile(n=10))
+
+    def disk_full(*a, **k):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(pd.DataFrame, "to_parquet", disk_full)
+    s.add(make_profile(n=20), background=True)
+    s.flush()
+    assert "No space left" in capsys.readouterr().err and "No space left" in s.write_errors[0]
+    assert sorted(os.listdir(tmp_path)) == ["p"] and len(Session(tmp_path)["p"].events) == 10
+
+
+def test_interpreter_exit_waits_for_a_queued_write(tmp_path):
+    code = ("import sys, time, cann_nb.store as st; from tests.test_store import make_profile\n"
+            "real = st.write_profile_dir\n"
+            "st.write_profile_dir = lambda *a, **k: (time.sleep(0.5), real(*a, **k))\n"
+            "st.Session(sys.argv[1]).add(make_profile(n=7), background=True)\n")   # and exit at once
+    subprocess.run([sys.executable, "-c", code, str(tmp_path)], check=True, cwd=os.path.dirname(os.path.dirname(__file__)))
+    assert len(Session(tmp_path)["p"].events) == 7
