@@ -28,6 +28,7 @@ class CollectOptions:
     stack: bool = False          # Python call stacks / python function events
     flops: bool = False          # FLOP estimates of matmul/conv ops
     interval_s: float = 0.02     # host sampler period
+    cpu_cores: bool = True       # host: per-core and system CPU (/proc/stat; some VMs take ms to make it)
     buffer_events: int = 5_000_000  # bound on events kept per collector; beyond it they are dropped and counted
 
     def as_dict(self) -> dict:

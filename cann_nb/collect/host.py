@@ -3,7 +3,9 @@
 A daemon thread takes one sample every ``options.interval_s`` into preallocated numpy arrays; the
 first sample is taken in ``start()`` and the last in ``stop()`` so that even a short cell gets a
 before/after pair. The thread spends its time in ``Event.wait`` (GIL released); a sample holds the
-GIL for the few tens of microseconds psutil needs to parse /proc (measured and kept in meta).
+GIL for the few tens of microseconds a sample needs. On Linux a sample is two ``pread``s of /proc files
+kept open (``_ProcReader``): in a process whose threads are busy, every GIL release and re-take costs
+~0.3 ms of CPU, and psutil's open/read/close of each file does several; elsewhere psutil reads them.
 
 Counter rows (``ts_ns`` relative to t0; a utilisation value covers the interval ending at ts_ns):
 
@@ -65,6 +67,7 @@ class HostSampler(Collector):
         self._offset_ns = 0
         self._times = np.empty(0, dtype=np.int64)
         self._values = np.empty((0, 0), dtype=np.float64)
+        self._reader = None         # /proc fast path (Linux), opened by start()
 
     # -- life cycle -------------------------------------------------------------------------
     def start(self) -> None:
@@ -74,12 +77,14 @@ class HostSampler(Collector):
 
         self._psutil = psutil
         self._proc = psutil.Process()
+        self._reader = _ProcReader.open()
         self._interval_s = max(float(self.options.interval_s), _MIN_INTERVAL_S)
-        fields = psutil.cpu_times(percpu=True)[0]._fields
+        fields = _ProcReader.FIELDS if self._reader else psutil.cpu_times(percpu=True)[0]._fields
         # psutil's own definition of busy: total less idle/iowait; guest time is already in user/nice
         self._idle_cols = [i for i, f in enumerate(fields) if f in ("idle", "iowait")]
         self._guest_cols = [i for i, f in enumerate(fields) if f in ("guest", "guest_nice")]
-        self._ncores = len(psutil.cpu_times(percpu=True))
+        self._ncores = (0 if not getattr(self.options, "cpu_cores", True) else
+                        len(self._reader.cores()) if self._reader else len(psutil.cpu_times(percpu=True)))
         self._nvml, self._gpus, self._gpu_note = _nvml_devices()
         self._metrics = _metric_names(self._ncores, bool(self.options.memory), [g["id"] for g in self._gpus])
         width = len(self._metrics)
@@ -109,6 +114,9 @@ class HostSampler(Collector):
     def close(self) -> None:
         self._join()
         self._running = False
+        reader, self._reader = getattr(self, "_reader", None), None
+        if reader:
+            reader.close()
 
     def _join(self) -> None:
         self._halt.set()
@@ -135,8 +143,7 @@ class HostSampler(Collector):
     def _sample(self) -> None:
         # file reads first: each releases the GIL and may wait up to a switch interval (5 ms) to get
         # it back from a busy user thread; the clocks are read together after, so dt matches cpu_ns
-        cores = np.array(self._psutil.cpu_times(percpu=True), dtype=np.float64)
-        rss = self._proc.memory_info().rss if self.options.memory else None
+        cores, rss = self._read_cores(), self._read_rss()
         gpu = _read_gpus(self._nvml, self._gpus) if self._gpus else ()
         t = time.perf_counter_ns()
         cpu_ns = time.process_time_ns()  # ns resolution; psutil's /proc figure ticks at 10 ms
@@ -165,6 +172,20 @@ class HostSampler(Collector):
         row[col:col + len(gpu)] = gpu
         self._times[self._n] = t
         self._n += 1
+
+    def _read_cores(self) -> np.ndarray:
+        """Per-core cumulative CPU times, psutil's columns (in ticks on Linux: only ratios are used)."""
+        if not self._ncores:
+            return np.zeros((0, 10))
+        cores = self._reader.cores() if self._reader else np.array(self._psutil.cpu_times(percpu=True), dtype=np.float64)
+        if len(cores) != self._ncores:   # a core went offline: keep the row layout, this interval unknown
+            cores = np.full((self._ncores, cores.shape[1]), np.nan)
+        return cores
+
+    def _read_rss(self) -> int | None:
+        if not self.options.memory:
+            return None
+        return self._reader.rss() if self._reader else self._proc.memory_info().rss
 
     def _grow(self) -> bool:
         cap = len(self._times)
@@ -214,6 +235,50 @@ class HostSampler(Collector):
 
 
 # -- helpers ---------------------------------------------------------------------------------
+class _ProcReader:
+    """/proc/stat per-core times and /proc/self/statm RSS through file descriptors kept open."""
+
+    FIELDS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal", "guest", "guest_nice")
+
+    def __init__(self, stat_fd: int, statm_fd: int):
+        self._stat, self._statm = stat_fd, statm_fd
+        self._page = os.sysconf("SC_PAGE_SIZE")
+
+    @classmethod
+    def open(cls) -> "_ProcReader | None":
+        if not sys.platform.startswith("linux"):
+            return None
+        try:
+            reader = cls(os.open("/proc/stat", os.O_RDONLY), os.open("/proc/self/statm", os.O_RDONLY))
+            reader.cores(), reader.rss()
+            return reader
+        except (OSError, ValueError, IndexError):
+            return None
+
+    def cores(self) -> np.ndarray:
+        data = os.pread(self._stat, 1 << 20, 0)
+        rows = [line.split()[1:11] for line in data.split(b"\n") if line[:3] == b"cpu" and line[3:4].isdigit()]
+        out = np.zeros((len(rows), 10))
+        for i, r in enumerate(rows):       # older kernels have fewer columns: the rest stay 0
+            out[i, :len(r)] = np.array(r, dtype=np.float64)
+        return out
+
+    def rss(self) -> int:
+        return int(os.pread(self._statm, 256, 0).split()[1]) * self._page
+
+    def close(self) -> None:
+        for fd in (self._stat, self._statm):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self._stat = self._statm = -1
+
+    def __bool__(self) -> bool:
+        return self._stat >= 0
+
+
+
 def _metric_names(ncores: int, rss: bool, gpu_ids: list[str]) -> list[tuple[str, str]]:
     """(source, metric) per column of a sample row, in row order."""
     names = [("host", "cpu_util:process"), ("host", "cpu_util:system")]

@@ -197,3 +197,21 @@ def test_environment_reports_imported_torch():
     info = describe_environment()["torch"]
     assert info["imported"] and info["version"] == str(torch.__version__)
     assert isinstance(info["cuda_available"], bool)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the /proc reader is Linux only")
+def test_proc_reader_agrees_with_psutil():
+    import psutil
+
+    from cann_nb.collect.host import _ProcReader
+
+    reader = _ProcReader.open()
+    assert reader
+    ticks = os.sysconf("SC_CLK_TCK")
+    ours, theirs = reader.cores() / ticks, np.array(psutil.cpu_times(percpu=True), dtype=np.float64)
+    assert ours.shape[0] == theirs.shape[0]
+    k = min(ours.shape[1], theirs.shape[1])
+    np.testing.assert_allclose(ours[:, :k], theirs[:, :k], atol=2.0)     # seconds since boot; reads 1 s apart at most
+    assert abs(reader.rss() - psutil.Process().memory_info().rss) < 64 << 20
+    reader.close()
+    assert not reader
