@@ -41,6 +41,21 @@ export function ensureBokeh(model, version, timeoutMs = 20000) {
   return loading;
 }
 
+// A lazy view (charts_lazy) has no charts until asked: the kernel adds the requested ones to the
+// `charts` trait (ChartsRequest in _protocol.py).
+function requestCharts(model, which, timeoutMs = 60000) {
+  const have = () => { const c = model.get("charts") || {}; return which.every((k) => c[k]); };
+  if (have()) return Promise.resolve(model.get("charts"));
+  return new Promise((resolve, reject) => {
+    if (!model.send) { reject(new Error("the charts are made by the kernel, which is not connected")); return; }
+    const timer = setTimeout(() => { off(); reject(new Error("the kernel did not send the charts (is it busy or stopped?)")); }, timeoutMs);
+    const onChange = () => { if (have()) { clearTimeout(timer); off(); resolve(model.get("charts")); } };
+    const off = () => { if (model.off) model.off("change:charts", onChange); };
+    model.on("change:charts", onChange);
+    model.send({ type: "charts?", which });
+  });
+}
+
 const TITLES = { breakdown: "Time breakdown per device", memory: "Memory over time", utilization: "Utilisation over time" };
 
 export class Charts {
@@ -48,7 +63,8 @@ export class Charts {
     this.model = model;
     this.items = items || {};
     this.version = version;
-    this.which = (which || Object.keys(this.items)).filter((k) => this.items[k]);
+    this.lazy = !!(model && model.get && model.get("charts_lazy"));
+    this.which = (which || Object.keys(this.items)).filter((k) => this.lazy || this.items[k]);
     this.slots = {};
     this.el = h("div", { class: "cnb-charts" });
     this.status = h("div", { class: "cnb-muted cnb-small" });
@@ -68,11 +84,12 @@ export class Charts {
     this.done = true;
     this.status.textContent = "Loading charts…";
     try {
+      if (this.lazy) this.items = await requestCharts(this.model, this.which);
       const Bokeh = await ensureBokeh(this.model, this.version);
       this.status.textContent = "";
       for (const k of this.which) {
         clear(this.slots[k]);
-        await Bokeh.embed.embed_item(this.items[k], this.slots[k]);
+        if (this.items[k]) await Bokeh.embed.embed_item(this.items[k], this.slots[k]);
       }
       this.el.dataset.rendered = "1";
     } catch (e) {

@@ -90,3 +90,11 @@ class BokehJSReply(TypedDict):
 
     type: Literal["bokehjs"]
     version: str
+
+
+class ChartsRequest(TypedDict):
+    """front end -> kernel: a lazy view (``charts_lazy``) needs these charts now (its tab opened).
+    The kernel answers by adding them to the ``charts`` trait (so a saved widget state keeps them)."""
+
+    type: Literal["charts?"]
+    which: list[str]

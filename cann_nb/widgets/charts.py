@@ -198,9 +198,10 @@ def utilization_figure(profile):
     return fig
 
 
-def chart_items(profile, breakdown: dict | None = None) -> dict:
+def chart_items(profile, breakdown: dict | None = None, which=("breakdown", "memory", "utilization")) -> dict:
     """{name: bokeh json_item} for the widgets (the same figures as the functions above)."""
     from bokeh.embed import json_item
 
-    return {"breakdown": json_item(breakdown_figure(profile, breakdown)), "memory": json_item(memory_figure(profile)),
-            "utilization": json_item(utilization_figure(profile))}
+    make = {"breakdown": lambda: breakdown_figure(profile, breakdown), "memory": lambda: memory_figure(profile),
+            "utilization": lambda: utilization_figure(profile)}
+    return {k: json_item(make[k]()) for k in which if k in make}

@@ -142,6 +142,22 @@ def test_charts_are_bokeh_items_and_bokehjs_comes_from_the_kernel(prof):
     assert len(code) > 100_000 and "Bokeh" in code
 
 
+def test_lazy_charts_are_made_when_the_front_end_asks(prof):
+    from cann_nb.widgets.display import display_bundle
+
+    v = ProfileView(prof, [], charts="lazy")
+    assert v.charts_lazy and v.charts == {}
+    v._on_custom_msg(v, {"type": "charts?", "which": ["breakdown"]}, [])
+    assert set(v.charts) == {"breakdown"}
+    v._on_custom_msg(v, {"type": "charts?", "which": ["memory", "utilization", "<script>", 3]}, [])
+    assert set(v.charts) == {"breakdown", "memory", "utilization"}
+    assert all({"doc", "root_id"} <= set(item) for item in v.charts.values())      # bokeh json_items
+    # the notebook display is lazy; a report (and ProfileView's default) makes them at once
+    assert not ProfileView(prof, []).charts_lazy and len(ProfileView(prof, []).charts) == 3
+    bundle = display_bundle(prof, [])
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+
+
 def test_diff_payload(prof):
     other = synthetic_profile(12_000, seed=5, scale=1.5)
     v = DiffView(prof, other)
