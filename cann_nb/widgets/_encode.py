@@ -161,6 +161,9 @@ def encode_events(events: pd.DataFrame, memory: pd.DataFrame | None = None, coun
     t_hi = int((start + dur).max()) if n else 1
     lanes = [{"name": t, "group": lane_group(t), "kind": "events"} for t in tracks]
     counter_series = _counter_series(memory, counters, t_lo, t_hi)
+    # a flat series is one number, not a lane (an Ascend import has ~200 constant module_mem ones)
+    flat = [s for s in counter_series if s["max"] == s["min"] and s["n_raw"] > 1]
+    counter_series = [s for s in counter_series if not (s["max"] == s["min"] and s["n_raw"] > 1)]
     if counter_series:
         t_lo = min(t_lo, min(s["t_min"] for s in counter_series)) if n else min(s["t_min"] for s in counter_series)
         t_hi = max(t_hi, max(s["t_max"] for s in counter_series))
@@ -182,6 +185,7 @@ def encode_events(events: pd.DataFrame, memory: pd.DataFrame | None = None, coun
         "dicts": dicts,
         "flows": {"src": column(flows_src, "u4"), "dst": column(flows_dst, "u4")},
         "counters": counter_series,
+        "flat_counters": len(flat),
     }
     return Encoded(payload, ids, row_of_id)
 

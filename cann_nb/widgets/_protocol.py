@@ -62,6 +62,7 @@ class Timeline(TypedDict):
     dicts: dict[str, list[str]]
     flows: dict[Literal["src", "dst"], Column]  # launch row -> device task row
     counters: list[CounterSeries]
+    flat_counters: int          # series left out: constant over the whole profile (their value is in the tables)
 
 
 class Evidence(TypedDict):

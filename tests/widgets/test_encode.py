@@ -112,3 +112,11 @@ def test_events_without_track_or_optional_columns():
     p = encode_events(Profile(events=ev).events).payload
     assert [lane["name"] for lane in p["lanes"]] == ["main"]
     assert "shapes" not in p["cols"] and "module" not in p["cols"]
+
+
+def test_flat_counter_series_are_not_lanes():
+    p = Profile(events={"name": ["a"], "cat": "op", "start_ns": [0], "dur_ns": [100]},
+                counters={"ts_ns": [0, 50, 100] * 2, "source": "npu:0", "metric": ["module_mem"] * 3 + ["hbm"] * 3,
+                          "value": [7.0, 7.0, 7.0, 1.0, 5.0, 2.0]})
+    payload = encode_events(p.events, p.memory, p.counters).payload
+    assert [s["label"] for s in payload["counters"]] == ["hbm"] and payload["flat_counters"] == 1
