@@ -66,7 +66,7 @@ REQUIRED = {
 }
 
 
-def _empty_column(dtype: str, n: int):
+def empty_column(dtype: str, n: int):
     if dtype == "category":
         return pd.Categorical(np.full(n, np.nan, dtype=object))
     return np.full(n, _DEFAULTS[dtype], dtype=dtype)
@@ -98,7 +98,7 @@ def conform(table: str, data: pd.DataFrame | Mapping[str, Any] | None) -> pd.Dat
         elif table == "events" and col == "device":
             cols[col] = pd.Categorical(np.full(n, "cpu", dtype=object))
         else:
-            cols[col] = _empty_column(dtype, n)
+            cols[col] = empty_column(dtype, n)
     out = pd.DataFrame(cols, index=pd.RangeIndex(n))
     for col in df.columns:
         if col not in spec:

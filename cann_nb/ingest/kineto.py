@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import TraceFormatError
-from ..model import EVENT_CATS, Profile
+from ..model import EVENT_CATS, TABLES, Profile, empty_column
 from ..nesting import nest
 from . import kineto_structs
 from .chunked_json import EventStream, gc_paused, iter_chunks
@@ -214,7 +214,7 @@ class _Assembler:
         return pd.DataFrame({
             "id": np.arange(n, dtype=np.int64),
             "name": cat_of(self.cols.names, s["name"]),
-            "cat": pd.Categorical.from_codes(cat[order], categories=list(EVENT_CATS)),
+            "cat": pd.Categorical.from_codes(cat[order], categories=_object_index(EVENT_CATS)),
             "track": _from_codes(self.track_sorted, track_names),
             "device": _from_codes(self.track_sorted, dev_names),
             "start_ns": start[order],
@@ -408,8 +408,9 @@ class _Assembler:
         self._t0_value = t0
         ev = self.events()
         if len(ev):
-            ev["parent"], ev["depth"] = nest(self.track_sorted, ev["start_ns"].to_numpy(), ev["dur_ns"].to_numpy(),
-                                             ev["id"].to_numpy())
+            parent, depth = nest(self.track_sorted, ev["start_ns"].to_numpy(), ev["dur_ns"].to_numpy(),
+                                 ev["id"].to_numpy())
+            ev = _contract_order(ev, parent=parent, depth=depth)
         else:
             self.link_stats = {}
         mem = self.memory(ev, t0)
@@ -565,15 +566,31 @@ def _factorize_rows(*cols: np.ndarray):
     return codes, np.stack([c[first] for c in cols], axis=1), first
 
 
+def _contract_order(ev: pd.DataFrame, **added) -> pd.DataFrame:
+    """The events table with the contract columns first, in order (missing ones empty), then the
+    extra ones: what conform() would make, so the Profile takes it as it is."""
+    cols = {**{c: ev[c] for c in ev.columns}, **added}
+    n = len(ev)
+    out = {c: (cols.pop(c) if c in cols else empty_column(dtype, n)) for c, dtype in TABLES["events"].items()}
+    out.update(cols)
+    return pd.DataFrame(out, index=pd.RangeIndex(n))
+
+
 def _from_codes_nullable(codes: np.ndarray, names: list) -> pd.Categorical:
     """Categorical of names[codes] where a name may be None (-> NaN) or repeat."""
     known = sorted({n for n in names if n is not None})
     index = {n: i for i, n in enumerate(known)}
     lut = np.array([index[n] if n is not None else -1 for n in names] + [-1], dtype=np.int64)
-    return pd.Categorical.from_codes(lut[codes], categories=known)
+    return pd.Categorical.from_codes(lut[codes], categories=_object_index(known))
 
 
 def _from_codes(codes: np.ndarray, names: list) -> pd.Categorical:
     """Categorical of names[codes]; names may repeat (two lanes that print alike share a category)."""
     cats, inverse = np.unique(np.array(names, dtype=object), return_inverse=True)
-    return pd.Categorical.from_codes(inverse.astype(np.int64)[codes], categories=list(cats))
+    return pd.Categorical.from_codes(inverse.astype(np.int64)[codes], categories=_object_index(cats))
+
+
+def _object_index(values) -> pd.Index:
+    """Categories as plain str in an object index, as model.conform keeps them (pandas 3 would infer
+    its str dtype, and conform would then rebuild every categorical)."""
+    return pd.Index([str(v) for v in values], dtype=object)
