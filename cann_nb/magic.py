@@ -21,8 +21,8 @@ magic, and IPython's own machinery is not profiled):
    statement keeps IPython's compile steps between statements out of the profile.
 
 3. IPython runs it as any cell; the traceback is the user's own. A post_run_cell hook then converts
-   the collected data and displays it while the store writes it on its writer thread; the next cell
-   waits for that write (pre_run_cell), so what it runs, a shell command too, sees the files.
+   the collected data and displays it while the store writes it on its writer thread; the hook
+   returns once the files are on disk (the write overlaps the display instead of adding to it).
    Errors there are reported in one line.
 
 If the transformers are bypassed (``run_cell_magic`` called directly), the cell magic itself runs the
@@ -396,8 +396,17 @@ class Runtime:
         except Exception as exc:
             print(f"cann_nb: {exc}", file=sys.stderr)
         self.last = profile
-        if run.args.display:
-            show(profile)
+        try:
+            if run.args.display:
+                show(profile)
+        finally:
+            # the files are on disk when the cell is done (a script reading the store right after
+            # the cell, or nbclient's next step, finds them); the write overlapped the display
+            try:
+                store.flush()
+            except KeyboardInterrupt:
+                print("cann_nb: interrupted; the profile is still being written in the background",
+                      file=sys.stderr)
 
     def load(self, args):
         from pathlib import Path

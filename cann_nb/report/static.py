@@ -44,14 +44,21 @@ def _facts(profile) -> dict:
         "used": used,
         "missing": missing,
         "stored": meta.get("stored_at"),
-        "peaks": peak_memory(profile.memory, profile.counters),
+        "peaks": _memo(profile, "peak_memory", lambda: peak_memory(profile.memory, profile.counters)),
         "dropped": meta.get("dropped") or {},
         "repeat": meta.get("options", {}).get("repeat"),
     }
 
 
 def _top(profile):
-    return hotspots(profile.events, top=TOP)
+    return _memo(profile, ("hotspots", TOP), lambda: hotspots(profile.events, top=TOP))
+
+
+def _memo(profile, key, fn):
+    """Once per profile: the text and the HTML summary (and the advisor) share these."""
+    from ..analyze.context import context
+
+    return context(profile).memo(("static",) + (key if isinstance(key, tuple) else (key,)), fn)
 
 
 def summary_text(profile) -> str:
