@@ -57,6 +57,7 @@ export class EventData {
     d.nTotal = payload.n_total || d.n;
     d.hidden = payload.hidden || 0;
     d.hiddenBelowNs = payload.hidden_below_ns || 0;
+    d.flatCounters = payload.flat_counters || 0;
     d.extent = payload.extent || [0, 1];
     d.lanes = payload.lanes || [];
     d.rows = payload.rows || { lane: [], depth: [], lo: [], hi: [] };
@@ -79,7 +80,7 @@ export class EventData {
   // synchronous constructor for tests: plain arrays already decoded
   static fromArrays({ start, dur, name, cat, parent, rows, lanes, names, cats, flows, extent, shapes, module, dicts }) {
     const d = new EventData();
-    d.n = start.length; d.nTotal = d.n; d.hidden = 0; d.hiddenBelowNs = 0;
+    d.n = start.length; d.nTotal = d.n; d.hidden = 0; d.hiddenBelowNs = 0; d.flatCounters = 0;
     d.lanes = lanes; d.rows = rows;
     d.dicts = dicts || { name: names, cat: cats };
     d.cols = { start: Float64Array.from(start), dur: Float32Array.from(dur), name: Uint32Array.from(name),

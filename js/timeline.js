@@ -492,6 +492,7 @@ export class Timeline {
     const parts = [`${fmtCount(d.n)} events in ${d.lanes.length} lanes`];
     if (this.stats.lastRects !== undefined) parts.push(`${fmtCount(this.stats.lastRects)} rects drawn (sub-pixel events merged)`);
     if (d.hidden) parts.push(`${fmtCount(d.hidden)} events shorter than ${fmtNs(d.hiddenBelowNs)} left out of this view`);
+    if (d.flatCounters) parts.push(`${fmtCount(d.flatCounters)} constant counters not drawn (values in profile.counters)`);
     const hl = this.store.highlight;
     if (hl && hl.rows) parts.push(`highlight: ${hl.label ? hl.label + " · " : ""}${fmtCount(hl.rows.length)} events`);
     this.status.textContent = parts.join(" · ");
