@@ -14,7 +14,10 @@ Metrics
   ``op:NAME``    total time of the op NAME (every event of that name, host or device)
   ``COUNTER``    a metric of the counters table (custom metrics, ``cpu_util:process``...), its mean;
                  ``max(COUNTER)``, ``min(COUNTER)``, ``last(COUNTER)`` pick another aggregate; or a
-                 custom metric registered in this process with ``analyze.add_custom_metric``
+                 custom metric registered in this process with ``analyze.add_custom_metric``. Counters
+                 whose unit is known take limits in it: ``latency_*`` and ``*_ns`` are times (the
+                 monitor's ``max(latency_p99)=20ms``), ``rss``, ``gpu_mem_used`` and ``*bytes*`` sizes,
+                 ``*util*`` percentages; other counters take plain numbers
 
 Units (strict: a number, optionally a space, then exactly one of these; no sign, no bare numbers
 where a unit is expected; an error names the bad token)
@@ -154,11 +157,26 @@ def parse_percent(text, what: str = "percentage") -> float:
 @dataclass
 class MetricValue:
     name: str
-    kind: str                      # "time" (ns) or "number"
+    kind: str                      # "time" (ns), "size" (bytes), "percent" or "number"
     value: float
     samples: np.ndarray | None     # per-step samples for significance (None without >= 2 steps)
     first: float | None = None     # the metric's value in the first step (when there are samples)
     cold: bool = False             # the first step is a cold start, left out of ``samples``
+
+
+def counter_kind(metric: str) -> str:
+    """The unit of a counter, from its name: time (ns), size (bytes), percent, or a plain number."""
+    m = metric.lower()
+    if m.startswith("latency") or m.endswith("_ns"):
+        return "time"
+    if m in ("rss", "gpu_mem_used") or "bytes" in m:
+        return "size"
+    if "util" in m:
+        return "percent"
+    return "number"
+
+
+_UNIT_OF_KIND = {"time": "ns", "size": "bytes", "percent": "%", "number": "number"}
 
 
 def check_metric_name(name: str) -> str:
@@ -221,7 +239,7 @@ def metric_value(profile, name: str) -> MetricValue:
         vals = vals[np.isfinite(vals)]
         if len(vals):
             v = {"mean": vals.mean(), "max": vals.max(), "min": vals.min(), "last": vals[-1]}[agg]
-            return MetricValue(name, "number", float(v), None)
+            return MetricValue(name, counter_kind(counter), float(v), None)
     if not m:
         from .analyze.rules.base import custom_metrics
 
@@ -311,7 +329,7 @@ class Row:
     metric: str
     check: str                    # threshold | regression | memory | status | value (no limit: printed only)
     value: float | None
-    unit: str                     # ns | bytes | number | ""
+    unit: str                     # ns | bytes | % | number | ""
     limit: float | None
     limit_text: str
     breach: bool
@@ -414,6 +432,8 @@ def _fmt(value, unit: str) -> str:
         return F.ns(value)
     if unit == "bytes":
         return F.nbytes(value)
+    if unit == "%":
+        return f"{value:.4g} %"
     return f"{value:.6g}"
 
 
@@ -489,12 +509,11 @@ def check(file, *, metrics=None, thresholds=None, baseline=None, max_regression=
                                     + (f": {prof.meta.get('error')}" if prof.meta.get("error") else "")))
         for name in metric_list:
             mv = metric_value(prof, name)
-            unit = "ns" if mv.kind == "time" else "number"
+            unit = _UNIT_OF_KIND[mv.kind]
             for metric, limit, raw in parsed_thresholds:
                 if metric is not None and metric != name:
                     continue
-                kinds = ("time",) if mv.kind == "time" else ("number", "size", "percent")
-                lim, _ = parse_quantity(limit, kinds, f"--threshold (for {name})")
+                lim, _ = parse_quantity(limit, (mv.kind,), f"--threshold (for {name})")
                 rows.append(Row(label, name, "threshold", mv.value, unit, lim, f"<= {_fmt(lim, unit)}",
                                 bool(mv.value > lim)))
             if base_profile is not None:
@@ -507,8 +526,7 @@ def check(file, *, metrics=None, thresholds=None, baseline=None, max_regression=
         for name in metric_list:  # every metric is printed, also one without a limit of its own
             if not any(r.profile == label and r.metric == name for r in rows):
                 mv = metric_value(prof, name)
-                rows.append(Row(label, name, "value", mv.value, "ns" if mv.kind == "time" else "number", None,
-                                "-", False))
+                rows.append(Row(label, name, "value", mv.value, _UNIT_OF_KIND[mv.kind], None, "-", False))
         if mem_limits:
             rows.extend(_memory_rows(label, prof, mem_limits))
     settings = {"metrics": metric_list, "alpha": alpha, "test": test, "significance": sig.describe(test, alpha),

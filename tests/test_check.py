@@ -231,3 +231,20 @@ def test_cold_first_steps_left_out_or_undecidable(tmp_path):
     r = check(tmp_path / "st" / "c", baseline=tmp_path / "st" / "a", max_regression="10%", metrics=["e2e"])
     row = r.rows[0]
     assert row.significant is None and "first (cold) steps differ" in row.message and row.breach
+
+
+def test_counters_with_a_known_unit_take_limits_in_it(tmp_path):
+    s = Session(tmp_path / "svc")
+    s.add(stepped(OPS, name="w1", steps=3, counters={"latency_p99": [12e6, 25e6], "rss": [1.5e9, 2.5e9],
+                                                     "cpu_util:process": [50.0, 97.0], "calls": [100.0, 120.0]}))
+    r = check(tmp_path / "svc", thresholds=["max(latency_p99)=20ms", "max(rss)=2GiB",
+                                             "max(cpu_util:process)=90%", "max(calls)=500"],
+              metrics=["max(latency_p99)", "max(rss)", "max(cpu_util:process)", "max(calls)"])
+    got = {x.metric: (x.unit, x.breach) for x in r.rows}
+    assert got == {"max(latency_p99)": ("ns", True), "max(rss)": ("bytes", True),
+                   "max(cpu_util:process)": ("%", True), "max(calls)": ("number", False)}
+    assert "25.000 ms" in r.text() or "25 ms" in r.text()
+    with pytest.raises(CheckInputError, match="missing unit"):        # a latency without its unit is ambiguous
+        check(tmp_path / "svc", thresholds=["max(latency_p99)=20000000"], metrics=["max(latency_p99)"])
+    with pytest.raises(CheckInputError, match="time unit"):           # and not a size
+        check(tmp_path / "svc", thresholds=["max(rss)=20ms"], metrics=["max(rss)"])
