@@ -170,37 +170,40 @@ def _frequent_sequences(ctx, level, min_len, max_len, min_count, top) -> pd.Data
     if not found:
         return pd.DataFrame(columns=cols)
     out = pd.concat(found, ignore_index=True)
-    names = ctx.name_cats
-    out["pattern"] = [" > ".join(_short(str(names[codes[i + k] - 1])) for k in range(n))
-                      for i, n in zip(out["first"].to_numpy(), out["n"].to_numpy())]
-    out["first_row"] = rows[out["first"].to_numpy()]
-    out = out[~out["pattern"].duplicated()]
+    # candidates are compared as tuples of short-name ids (the strings are made for the survivors only)
+    short = [_short(str(nm)) for nm in ctx.name_cats]
+    sid_of: dict = {}
+    sid = np.array([sid_of.setdefault(x, len(sid_of)) for x in short] or [0], dtype=np.int64)
+    short_of_sid = list(sid_of)
+    firsts, ns = out["first"].to_numpy(), out["n"].to_numpy()
+    keys = pd.Series([tuple(sid[codes[i:i + n] - 1].tolist()) for i, n in zip(firsts, ns)], dtype=object)
+    out["first_row"] = rows[firsts]
+    out["_key"] = keys.to_numpy()
+    out = out[~keys.duplicated().to_numpy()]
     # single-op "patterns" (n=1) only when min_len asked for them; drop periodic repeats (A>A>A)
-    tokens = out["pattern"].str.split(" > ")
-    out = out[tokens.map(lambda t: len(t) == 1 or not _is_repetition(t))]
+    out = out[[len(t) == 1 or not _is_repetition(t) for t in out["_key"]]]
     # rotations of one loop body (A>B>C, B>C>A...) are one pattern: keep the most frequent
-    rot = out["pattern"].map(lambda p: min(" > ".join(t[i:] + t[:i]) for t in [p.split(" > ")]
-                                           for i in range(len(t))))
-    out = out.assign(_rot=rot.to_numpy()).sort_values("count", ascending=False, kind="stable")
+    rot = [min(t[i:] + t[:i] for i in range(len(t))) for t in out["_key"]]
+    out = out.assign(_rot=rot).sort_values("count", ascending=False, kind="stable")
     out = out[~out["_rot"].duplicated()].drop(columns="_rot")
     # closed patterns: drop one contained in a longer pattern that occurs at least 90 % as often
     out = out.sort_values(["n", "count"], ascending=[False, False]).reset_index(drop=True)
     keep = np.ones(len(out), dtype=bool)
-    pats = out["pattern"].tolist()
+    pats = out["_key"].tolist()
     cnts = out["count"].to_numpy()
     where = {p: i for i, p in enumerate(pats)}
-    for j, pj in enumerate(pats):  # longest first: mark the sub-patterns it subsumes
+    for j, toks in enumerate(pats):  # longest first: mark the sub-patterns it subsumes
         if not keep[j]:
             continue
-        toks = pj.split(" > ")
         for a in range(len(toks)):
             for b in range(a + 1, len(toks) + 1):
                 if b - a == len(toks):
                     continue
-                i = where.get(" > ".join(toks[a:b]))
+                i = where.get(toks[a:b])
                 if i is not None and i != j and cnts[j] >= 0.9 * cnts[i]:
                     keep[i] = False
     out = out[keep]
+    out["pattern"] = [" > ".join(short_of_sid[k] for k in t) for t in out["_key"]]
     wall = max(ctx.wall, 1)
     out["exec_ratio"] = out["exec_ns"] / out["span_ns"].clip(lower=1)
     out["share_pct"] = 100.0 * out["span_ns"] / wall
