@@ -25,3 +25,15 @@ def real_data() -> Path:
             pytest.fail(msg)
         pytest.skip(msg)
     return path
+
+
+ASCEND_L1 = "msinsight/test/data/pytorch/text/level1"   # torch_npu level-1 text output, two ranks
+
+
+@pytest.fixture(scope="session")
+def ascend(real_data):
+    """Ranks 0 and 1 of the real Ascend level-1 sample, imported once for every test that shows them."""
+    from cann_nb.ingest.ascend import read_ascend
+
+    path = real_data / ASCEND_L1
+    return read_ascend(path / "rank0_ascend_pt"), read_ascend(path / "rank1_ascend_pt")

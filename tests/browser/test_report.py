@@ -10,8 +10,7 @@ import re
 import pytest
 
 from cann_nb.report import write_report
-from tests.report.profiles import (ASCEND_L1, HOSTILE, PWN, hostile_findings, hostile_profile, known_findings,
-                                   real_data)
+from tests.report.profiles import HOSTILE, PWN, hostile_findings, hostile_profile, known_findings
 from tests.widgets.synth import synthetic_profile
 
 from .conftest import ARTIFACTS, PIXELS_JS, new_page
@@ -56,16 +55,6 @@ def cpu_report(reports):
     if prof.meta["collectors"].get("torch", {}).get("status") != "ok":
         pytest.skip(f"torch collector unavailable: {prof.meta['collectors']}")
     return write_report(prof, reports[0] / "cnn.html")
-
-
-@pytest.fixture(scope="module")
-def ascend():
-    path = real_data() / ASCEND_L1
-    if not (path / "rank0_ascend_pt").is_dir():
-        pytest.skip(f"real Ascend sample not found under {path}")
-    from cann_nb.ingest.ascend import read_ascend
-
-    return read_ascend(path / "rank0_ascend_pt"), read_ascend(path / "rank1_ascend_pt")
 
 
 @pytest.fixture

@@ -11,9 +11,9 @@ import cann_nb
 from cann_nb.errors import TraceFormatError
 from cann_nb.ingest.cluster import find_ranks
 from cann_nb.store import ProfileGroup
+from tests.conftest import ASCEND_L1
 
 DLRM = "param/et_replay/tests/inputs/dlrm_kineto_extracted"
-ASCEND_L1 = "msinsight/test/data/pytorch/text/level1"
 
 
 def test_kineto_ranks_come_from_distributed_info(real_data):

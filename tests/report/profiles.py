@@ -1,17 +1,13 @@
 """Profiles for the report tests: a hostile one (markup, script, URLs and quotes in every string a profile
-can carry) built on the widgets' synthetic profile, and the real Ascend sample when it is present."""
+can carry) built on the widgets' synthetic profile; the real Ascend sample is the `ascend` fixture (conftest)."""
 
 from __future__ import annotations
-
-import os
-from pathlib import Path
 
 import numpy as np
 
 from cann_nb.analyze.finding import Finding
 from tests.widgets.synth import synthetic_profile
 
-ROOT = Path(__file__).resolve().parents[2]
 PWN = "window.__pwned=(window.__pwned||0)+1"
 SCRIPT = f"<script>{PWN}</script>"
 CLOSE = f"</script><script>{PWN}</script>"
@@ -21,13 +17,6 @@ QUOTES = f"\"'><svg onload={PWN}>"
 COMMENT = "<!-- <b>hidden?</b> -->"
 STYLE = "<style>body{display:none}</style>"
 HOSTILE = [SCRIPT, CLOSE, IMG, JSURL, QUOTES, COMMENT, STYLE]
-
-
-def real_data() -> Path:
-    return Path(os.environ.get("CANN_NB_REAL_DATA") or ROOT.parent / "shared" / "data" / "real")
-
-
-ASCEND_L1 = "msinsight/test/data/pytorch/text/level1"
 
 
 def hostile_profile(n: int = 3_000):

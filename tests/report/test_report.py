@@ -15,7 +15,7 @@ from cann_nb.report import report_html, write_report
 from cann_nb.report import facts
 from tests.widgets.synth import synthetic_profile
 
-from .profiles import ASCEND_L1, HOSTILE, JSURL, hostile_findings, hostile_profile, known_findings, real_data
+from .profiles import HOSTILE, JSURL, hostile_findings, hostile_profile, known_findings
 
 
 class Page(HTMLParser):
@@ -202,16 +202,6 @@ def test_hundred_thousand_events_under_5_mb():
     p = synthetic_profile(100_000)
     html = report_html(p, findings=[])
     assert len(html.encode()) < 5 * 2**20
-
-
-@pytest.fixture(scope="module")
-def ascend():
-    path = real_data() / ASCEND_L1
-    if not (path / "rank0_ascend_pt").is_dir():
-        pytest.skip(f"real Ascend sample not found under {path}")
-    from cann_nb.ingest.ascend import read_ascend
-
-    return read_ascend(path / "rank0_ascend_pt"), read_ascend(path / "rank1_ascend_pt")
 
 
 def test_imported_ascend_profile(ascend):
