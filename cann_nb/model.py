@@ -66,7 +66,7 @@ REQUIRED = {
 }
 
 
-def empty_column(dtype: str, n: int):
+def _empty_column(dtype: str, n: int):
     if dtype == "category":
         return pd.Categorical(np.full(n, np.nan, dtype=object))
     return np.full(n, _DEFAULTS[dtype], dtype=dtype)
@@ -98,13 +98,12 @@ def conform(table: str, data: pd.DataFrame | Mapping[str, Any] | None) -> pd.Dat
         elif table == "events" and col == "device":
             cols[col] = pd.Categorical(np.full(n, "cpu", dtype=object))
         else:
-            cols[col] = empty_column(dtype, n)
-    out = pd.DataFrame(cols, index=pd.RangeIndex(n))
-    for col in df.columns:
+            cols[col] = _empty_column(dtype, n)
+    for col in df.columns:   # extra columns after the contract ones, in one frame construction
         if col not in spec:
-            out[col] = df[col].to_numpy() if not isinstance(df[col].dtype, pd.CategoricalDtype) \
+            cols[col] = df[col].to_numpy() if not isinstance(df[col].dtype, pd.CategoricalDtype) \
                 else _object_categories(df[col].array)
-    return out
+    return pd.DataFrame(cols, index=pd.RangeIndex(n))
 
 
 def _already_conformed(df: pd.DataFrame, spec: dict) -> bool:

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import TraceFormatError
-from ..model import EVENT_CATS, TABLES, Profile, empty_column
+from ..model import EVENT_CATS, Profile
 from ..nesting import nest
 from . import kineto_structs
 from .chunked_json import EventStream, gc_paused, iter_chunks
@@ -408,9 +408,8 @@ class _Assembler:
         self._t0_value = t0
         ev = self.events()
         if len(ev):
-            parent, depth = nest(self.track_sorted, ev["start_ns"].to_numpy(), ev["dur_ns"].to_numpy(),
-                                 ev["id"].to_numpy())
-            ev = _contract_order(ev, parent=parent, depth=depth)
+            ev["parent"], ev["depth"] = nest(self.track_sorted, ev["start_ns"].to_numpy(), ev["dur_ns"].to_numpy(),
+                                             ev["id"].to_numpy())
         else:
             self.link_stats = {}
         mem = self.memory(ev, t0)
@@ -564,16 +563,6 @@ def _factorize_rows(*cols: np.ndarray):
     top = np.maximum.accumulate(codes)
     first = np.flatnonzero(np.concatenate(([True], top[1:] > top[:-1])))
     return codes, np.stack([c[first] for c in cols], axis=1), first
-
-
-def _contract_order(ev: pd.DataFrame, **added) -> pd.DataFrame:
-    """The events table with the contract columns first, in order (missing ones empty), then the
-    extra ones: what conform() would make, so the Profile takes it as it is."""
-    cols = {**{c: ev[c] for c in ev.columns}, **added}
-    n = len(ev)
-    out = {c: (cols.pop(c) if c in cols else empty_column(dtype, n)) for c, dtype in TABLES["events"].items()}
-    out.update(cols)
-    return pd.DataFrame(out, index=pd.RangeIndex(n))
 
 
 def _from_codes_nullable(codes: np.ndarray, names: list) -> pd.Categorical:
