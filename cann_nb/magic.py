@@ -252,7 +252,6 @@ class Runtime:
         self.shell.input_transformers_cleanup.append(self.transformer)
         self.shell.ast_transformers.append(self.rewriter)
         self.shell.events.register("post_run_cell", self.post_run_cell)
-        self.shell.events.register("pre_run_cell", self.flush_stores)
         self.shell.user_ns[RUNTIME_NAME] = self
         self.shell.user_ns_hidden[RUNTIME_NAME] = self
 
@@ -270,12 +269,12 @@ class Runtime:
                           (self.shell.ast_transformers, self.rewriter)):
             while item in lst:
                 lst.remove(item)
-        for event, fn in (("post_run_cell", self.post_run_cell), ("pre_run_cell", self.flush_stores)):
-            try:
-                self.shell.events.unregister(event, fn)
-            except ValueError:
-                pass
-        self.flush_stores()
+        try:
+            self.shell.events.unregister("post_run_cell", self.post_run_cell)
+        except ValueError:
+            pass
+        for store in self._stores.values():   # a write left by an interrupted flush
+            store.flush()
         self.shell.user_ns.pop(RUNTIME_NAME, None)
         self.shell.user_ns_hidden.pop(RUNTIME_NAME, None)
 
@@ -362,10 +361,6 @@ class Runtime:
         return value
 
     # -- after the cell --------------------------------------------------------------------------
-    def flush_stores(self, info=None) -> None:
-        for store in self._stores.values():
-            store.flush()
-
     def post_run_cell(self, result=None) -> None:
         self.pending = self.armed = None
         if self.run is None:

@@ -16,8 +16,8 @@ the first.
 
 ``add(..., background=True)`` hands the write to the session's one writer thread (writes stay in
 order) and returns at once: the notebook shows a profile while its files are written. Every read of
-the session waits for pending writes first (``flush``), the magic flushes before the next cell runs
-(so a shell command in it sees the files) and the interpreter flushes at exit.
+the session waits for pending writes first (``flush``), the magic flushes before its cell ends
+(so whatever reads the directory next sees the files) and the interpreter flushes at exit.
 """
 
 from __future__ import annotations
