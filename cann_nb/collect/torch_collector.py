@@ -173,30 +173,14 @@ class TorchCollector(Collector):
 
             est = estimate_flops(events)
             events["flops"] = np.where(np.isfinite(events["flops"].to_numpy()), events["flops"].to_numpy(), est)
-        dropped = 0
-        if len(events) > o.buffer_events:
-            # keep the earliest events (rows are in time order, parents before children)
-            dropped = len(events) - o.buffer_events
-            events = events.iloc[: o.buffer_events].copy()
-            if len(memory):
-                memory = memory.copy()
-                memory["event_id"] = np.where(memory["event_id"] < o.buffer_events, memory["event_id"], -1)
+        events, memory, dropped = keep_first(events, memory, o.buffer_events)
         meta = self._meta(prof, events)
         return Collected(events=events, memory=memory, counters=prof.counters, meta=meta,
                          devices=[d for d in prof.meta.get("devices", []) if d.get("device") != "cpu"] or
                          self._device_list(), dropped=dropped)
 
     def _read_trace(self):
-        from ..ingest.kineto import read_kineto
-
-        fd, path = tempfile.mkstemp(prefix="cann_nb_torch_", suffix=".json")
-        os.close(fd)
-        try:
-            with quiet_stderr():
-                self._prof.export_chrome_trace(path)
-            return read_kineto(path, t0_ns=self.t0_ns, python_functions=self.options.stack, name="torch")
-        finally:
-            Path(path).unlink(missing_ok=True)
+        return read_torch_trace(self._prof, self.t0_ns, self.options.stack, "torch")
 
     def _read_npu(self):
         import torch_npu
@@ -253,3 +237,33 @@ class TorchCollector(Collector):
 
             shutil.rmtree(self._npu_dir, ignore_errors=True)
             self._npu_dir = None
+
+
+def read_torch_trace(prof, t0_ns: int, python_functions: bool, name: str):
+    """The Profile of a stopped torch.profiler run: torch's C++ Chrome-trace export, then read_kineto."""
+    from ..ingest.kineto import read_kineto
+
+    fd, path = tempfile.mkstemp(prefix="cann_nb_torch_", suffix=".json")
+    os.close(fd)
+    try:
+        with quiet_stderr():
+            prof.export_chrome_trace(path)
+        return read_kineto(path, t0_ns=t0_ns, python_functions=python_functions, name=name)
+    finally:
+        Path(path).unlink(missing_ok=True)
+
+
+def keep_first(events: pd.DataFrame, memory: pd.DataFrame, bound: int):
+    """(events, memory, dropped): the earliest ``bound`` events (rows are in time order, parents before
+    children); allocations owned by a dropped event lose their owner."""
+    bound = int(bound)
+    dropped = len(events) - bound
+    if dropped <= 0:
+        return events, memory, 0
+    events = events.iloc[:bound].copy()
+    par = events["parent"].to_numpy()
+    events["parent"] = np.where(par < bound, par, -1)
+    if len(memory):
+        memory = memory.copy()
+        memory["event_id"] = np.where(memory["event_id"] < bound, memory["event_id"], -1)
+    return events, memory, dropped

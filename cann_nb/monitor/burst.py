@@ -16,12 +16,7 @@ The recording is converted the way the torch collector does it (the C++ Chrome-t
 
 from __future__ import annotations
 
-import os
-import tempfile
 import time
-from pathlib import Path
-
-import numpy as np
 
 
 def unsupported_reason() -> str | None:
@@ -106,28 +101,14 @@ class Burst:
 
     def profile(self):
         """(Profile of the recording, events dropped at options.buffer_events); after stop()."""
-        from ..collect.torch_collector import quiet_stderr
-        from ..ingest.kineto import read_kineto
+        from ..collect.torch_collector import keep_first, read_torch_trace
 
         self.stop()
         if self._prof is None:
             return None, 0
-        fd, path = tempfile.mkstemp(prefix="cann_nb_burst_", suffix=".json")
-        os.close(fd)
         try:
-            with quiet_stderr():
-                self._prof.export_chrome_trace(path)
-            prof = read_kineto(path, t0_ns=self.t0_ns, python_functions=self.options.stack, name=self.name)
+            prof = read_torch_trace(self._prof, self.t0_ns, self.options.stack, self.name)
         finally:
-            Path(path).unlink(missing_ok=True)
             self._prof = None
-        dropped, bound = 0, int(self.options.buffer_events)
-        if len(prof.events) > bound:       # keep the earliest (parents come before their children)
-            dropped = len(prof.events) - bound
-            prof.events = prof.events.iloc[:bound].copy()
-            par = prof.events["parent"].to_numpy()
-            prof.events["parent"] = np.where(par < bound, par, -1)
-            if len(prof.memory):
-                eid = prof.memory["event_id"].to_numpy()
-                prof.memory["event_id"] = np.where(eid < bound, eid, -1)
+        prof.events, prof.memory, dropped = keep_first(prof.events, prof.memory, self.options.buffer_events)
         return prof, dropped
