@@ -60,6 +60,7 @@ import numpy as np
 from . import significance as sig
 from . import textfmt as F
 from .errors import CannNbError
+from .model import counter_kind
 
 TIME_UNITS = {"ns": 1.0, "us": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9}
 SIZE_UNITS = {"B": 1.0, "kB": 1e3, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12,
@@ -162,18 +163,6 @@ class MetricValue:
     samples: np.ndarray | None     # per-step samples for significance (None without >= 2 steps)
     first: float | None = None     # the metric's value in the first step (when there are samples)
     cold: bool = False             # the first step is a cold start, left out of ``samples``
-
-
-def counter_kind(metric: str) -> str:
-    """The unit of a counter, from its name: time (ns), size (bytes), percent, or a plain number."""
-    m = metric.lower()
-    if m.startswith("latency") or m.endswith("_ns"):
-        return "time"
-    if m in ("rss", "gpu_mem_used") or "bytes" in m:
-        return "size"
-    if "util" in m:
-        return "percent"
-    return "number"
 
 
 _UNIT_OF_KIND = {"time": "ns", "size": "bytes", "percent": "%", "number": "number"}

@@ -158,6 +158,19 @@ def _object_categories(cat: pd.Categorical) -> pd.Categorical:
     return pd.Categorical.from_codes(cat.codes, categories=pd.Index([str(c) for c in cats], dtype=object))
 
 
+def counter_kind(metric: str) -> str:
+    """A counter's unit, from its name (the counters table has none): "time" (ns: ``latency_*``,
+    ``*_ns``), "size" (bytes: ``rss``, ``gpu_mem_used``, ``*bytes*``), "percent" (``*util*``) or "number"."""
+    m = str(metric).lower()
+    if m.startswith("latency") or m.endswith("_ns"):
+        return "time"
+    if m in ("rss", "gpu_mem_used") or "bytes" in m:
+        return "size"
+    if "util" in m:
+        return "percent"
+    return "number"
+
+
 def new_meta(name: str = "", **fields) -> dict:
     meta = {
         "name": name,

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ..analyze.hotspots import DEVICE_CATS
+from ..model import counter_kind
 
 DEFAULT_MAX_EVENTS = 2_000_000   # beyond this the shortest events are left out (and the view says so)
 MAX_COUNTER_POINTS = 20_000      # per series; min/max decimation keeps peaks
@@ -236,8 +237,7 @@ def _counter_series(memory, counters, t_lo: int, t_hi: int) -> list[dict]:
     if counters is not None and len(counters):
         c = counters[~counters["metric"].astype(str).str.startswith("cpu_util:core ")]
         for (src, metric), m in c.groupby(["source", "metric"], observed=True, sort=True):
-            unit = "bytes" if str(metric) in ("rss", "gpu_mem_used") or "bytes" in str(metric) else \
-                ("%" if "util" in str(metric) else "")
+            unit = {"size": "bytes", "percent": "%"}.get(counter_kind(metric), "")
             s = _series(str(src), str(metric), unit, m["ts_ns"], m["value"])
             if s:
                 out.append(s)
