@@ -70,8 +70,9 @@ class Monitor:
     thresholds          anomaly rule overrides, e.g. {"p99_latency": {"margin_pct": 50}, "error_rate": None}
     keep_calls, max_events   stored op events: those of the first 5 profiled calls, at most 20,000
     max_burst_events    about how many op events one burst may record (default 5,000)
-    sample_interval     host sampler period (default interval / 30, within 0.02-2 s: in a busy server
-                        each sample costs ~1 ms of CPU in GIL hand-offs, so 30 per window is enough)
+    sample_interval     host sampler period (default interval / 30, within 0.02-2 s: a sample in a
+                        busy server costs 1-10 ms of CPU here (GIL hand-offs, thread wake-ups), see
+                        benchmarks/README.md "Monitoring"; 30 per window is enough for the trends)
     on_anomaly          ``fn(window_summary, anomalies)``, called on the window thread
     seed                for the bursts' random placement (tests)
     store               False: keep summaries in memory only (``monitor.windows``)
