@@ -5,8 +5,8 @@ first sample is taken in ``start()`` and the last in ``stop()`` so that even a s
 before/after pair. The thread spends its time in ``Event.wait`` (GIL released); a sample holds the
 GIL for the few tens of microseconds a sample needs. On Linux a sample is two ``pread``s of /proc files
 kept open (``_ProcReader``) instead of psutil's open/read/close of each: next to a busy torch thread
-that measured 1.2-1.8 ms of sampler CPU per sample against 2.5-2.8 ms with psutil (every syscall gives
-up the GIL and must win it back); elsewhere psutil reads them.
+every syscall gives up the GIL and must win it back, and benchmarks/sampler_cost.py measured 1.1 ms of
+sampler CPU per sample against 1.3-2.3 ms with psutil; elsewhere psutil reads them.
 
 Counter rows (``ts_ns`` relative to t0; a utilisation value covers the interval ending at ts_ns):
 
