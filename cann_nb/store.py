@@ -33,7 +33,6 @@ import threading
 import uuid
 import weakref
 from collections import deque
-from concurrent.futures import Future
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
@@ -148,7 +147,6 @@ class Session(Mapping):
         self._cache: dict[str, Profile] = {}
         self._queue: deque = deque()                      # background adds, written one at a time, in order
         self._writer: threading.Thread | None = None      # runs while the queue has work, then ends
-        self._pending: list[Future] = []
         self._lock = threading.Lock()
         self.write_errors: list[str] = []                  # background writes that failed, as messages
 
@@ -157,26 +155,14 @@ class Session(Mapping):
         """Wait until every background write to this directory has landed (or failed: see
         ``write_errors``), this Session's and those of other Sessions on the same root."""
         for other in list(_with_writes.values()):
-            if other is not self and other._pending and _same_dir(other.root, self.root):
+            if other is not self and _same_dir(other.root, self.root):
                 other._flush_own()
         self._flush_own()
 
     def _flush_own(self) -> None:
-        while True:
-            with self._lock:
-                pending, self._pending = self._pending, []
-            if not pending:
-                return
-            try:
-                for fut in pending:
-                    fut.exception()                         # waits; failures are reported by the writer
-                writer = self._writer
-                if writer is not None and writer is not threading.current_thread():
-                    writer.join()                           # ends as soon as its queue is empty
-            except BaseException:                           # Ctrl-C while waiting: still pending
-                with self._lock:
-                    self._pending[:0] = [f for f in pending if not f.done()]
-                raise
+        # the writer ends as soon as its queue is empty (and a later add starts a new one)
+        while (writer := self._writer) is not None and writer is not threading.current_thread():
+            writer.join()
 
     def names(self, versions: bool = False) -> list[str]:
         """Stored names, oldest first; with versions=True also the ``NAME@k`` older versions."""
@@ -280,12 +266,10 @@ class Session(Mapping):
             self._write_atomically(name, write)
             self._cache[name] = profile
             return name
-        fut = Future()
         with self._lock:
             _with_writes[id(self)] = self
             self._cache.pop(name, None)       # the old NAME becomes NAME@k when this write lands
-            self._queue.append((fut, name, write, profile))
-            self._pending.append(fut)
+            self._queue.append((name, write, profile))
             if self._writer is None:
                 # not a daemon: the interpreter waits for it at exit, so a queued profile is not lost
                 self._writer = threading.Thread(target=self._drain, name="cann_nb-store-writer")
@@ -298,9 +282,8 @@ class Session(Mapping):
                 if not self._queue:
                     self._writer = None
                     return
-                fut, name, write, profile = self._queue.popleft()
+                name, write, profile = self._queue.popleft()
             self._write_in_background(name, write, profile)
-            fut.set_result(None)
 
     def _write_in_background(self, name: str, write, profile: Profile) -> None:
         try:
