@@ -210,7 +210,7 @@ class ChartsView(_View):
         if content.get("type") == "bokehjs?":  # BokehJSRequest
             reply: BokehJSReply = {"type": "bokehjs", "version": _bundle.bokeh_version()}
             self.send(reply, [_bundle.bokehjs_source().encode("utf-8")])
-        elif content.get("type") == "charts?" and getattr(self, "_chart_source", None):   # ChartsRequest
+        elif content.get("type") == "charts?":   # ChartsRequest (handlers are on only where _init_charts ran)
             request: ChartsRequest = content
             which = [k for k in request.get("which") or [] if isinstance(k, str)]
             self._add_charts(which)
