@@ -196,7 +196,10 @@ def test_report_opens_offline_in_firefox(tmp_path):
     shot.parent.mkdir(parents=True, exist_ok=True)
     probes = {
         "draws": "document.querySelector('#timeline .cnb-timeline').dataset.draws",
-        "diff_draws": "[...document.querySelectorAll('#comparison .cnb-timeline')].map(t => t.dataset.draws)",
+        # the comparison's two timelines draw on their own frames, after the page says ready: wait (5 s at most)
+        "diff_draws": "new Promise(r => { const t0 = Date.now(); const f = () => { "
+                      "const d = [...document.querySelectorAll('#comparison .cnb-timeline')].map(t => t.dataset.draws); "
+                      "(d.length === 2 && d.every(Boolean)) || Date.now() - t0 > 5000 ? r(d) : setTimeout(f, 50); }; f(); })",
         "charts": "new Promise(r => { const f = () => document.querySelector('.cnb-root').dataset.charts ? "
                   "r([...document.querySelectorAll('#charts .cnb-charts[data-rendered] .cnb-chart')]"
                   ".filter(c => c.firstElementChild).length) : setTimeout(f, 100); f(); })",
