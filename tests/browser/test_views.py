@@ -242,7 +242,8 @@ def test_diff_view_aligned_timelines(page, prof, tmp_path):
     box = page.locator(".cnb-tl-canvas").first.bounding_box()
     page.mouse.move(box["x"] + LABEL_W + 200, box["y"] + 60)
     page.mouse.wheel(0, -400)
-    page.wait_for_timeout(600)
+    page.wait_for_timeout(300)
+    settle(page)  # the wheel zooms on the next frame
     views = page.evaluate("() => [...document.querySelectorAll('.cnb-timeline')].map(t => t.dataset.view)")
     a2, b2 = [tuple(map(float, v.split(","))) for v in views]
     assert a2[1] - a2[0] < (a[1] - a[0]) * 0.8 and a2[1] - a2[0] == pytest.approx(b2[1] - b2[0])
