@@ -107,22 +107,21 @@ def conform(table: str, data: pd.DataFrame | Mapping[str, Any] | None) -> pd.Dat
 
 
 def _already_conformed(df: pd.DataFrame, spec: dict) -> bool:
-    """True when ``df`` is exactly what conform() would return (checked per column, not per row)."""
+    """True when ``df`` is exactly what conform() would return (checked per column, not per row; the
+    dtypes are read once, as ``df[col]`` per column costs more than the rest of a small profile's check)."""
     if list(df.columns[: len(spec)]) != list(spec) or not isinstance(df.index, pd.RangeIndex) \
             or df.index.start != 0 or df.index.step != 1:
         return False
-    for col, dtype in spec.items():
-        d = df[col].dtype
+    dtypes = df.dtypes.tolist()
+    for d, dtype in zip(dtypes, spec.values()):
         if str(d) != dtype:
             return False
-        if dtype == "category":
+    # categoricals (contract and extra columns alike) must have plain-string object categories
+    for d in dtypes:
+        if isinstance(d, pd.CategoricalDtype):
             cats = d.categories
             if cats.dtype != object or (len(cats) and not isinstance(cats[0], str)):
                 return False
-    for col in df.columns[len(spec):]:  # extra columns: categoricals must have object categories too
-        d = df[col].dtype
-        if isinstance(d, pd.CategoricalDtype) and d.categories.dtype != object:
-            return False
     return True
 
 
