@@ -142,7 +142,9 @@ def _get(items: list, key, default=None) -> list:
     if key == "args" and None in values:
         values = [EMPTY_ARGS if v is None else v for v in values]
     elif key in RAW_KEYS:
-        values = list(map(bytes, values))     # raw JSON text; b"null" when absent
+        # raw JSON text (b"null" when absent) as bytes: one join and split copies them faster than a
+        # bytes() per value, and JSON text never holds a NUL byte (control characters are escaped)
+        values = b"\0".join(values).split(b"\0")
     return values
 
 
