@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from .collect.base import Collected, Collector
+from .model import categorical
 
 SOURCE = "custom"
 KINDS = ("sample", "step", "profile")
@@ -240,8 +241,8 @@ class CustomMetricsCollector(Collector):
             ts, names, values = list(self._ts), list(self._names), list(self._values)
         counters = pd.DataFrame({
             "ts_ns": np.asarray(ts, dtype=np.int64),
-            "source": pd.Categorical([SOURCE] * len(ts)),
-            "metric": pd.Categorical(names),
+            "source": categorical(SOURCE, len(ts)),
+            "metric": categorical(names),
             "value": np.asarray(values, dtype=np.float64),
         })
         metrics = {}

@@ -66,9 +66,36 @@ REQUIRED = {
 }
 
 
+_EMPTY_TABLES: dict[str, pd.DataFrame] = {}
+
+
+def categorical(values, n: int | None = None) -> pd.Categorical:
+    """A categorical of plain strings with object categories; None/NaN are missing. ``values`` is a
+    sequence, or one value repeated ``n`` times.
+
+    Built by factorizing an object array: ``pd.Categorical(list)`` lets pandas 3 infer its
+    pyarrow-backed ``str`` dtype first, which costs 3-10x more on the small tables every profile has
+    (the host counters, a window's annotations, default columns)."""
+    if n is not None:
+        missing = values is None or (isinstance(values, float) and values != values)
+        cats = [] if missing else [str(values)]
+        return pd.Categorical.from_codes(np.full(n, -1 if missing else 0, dtype=np.int8),
+                                         dtype=pd.CategoricalDtype(pd.Index(cats, dtype=object)), validate=False)
+    arr = values if isinstance(values, np.ndarray) and values.dtype == object else np.asarray(values, dtype=object)
+    if arr.ndim != 1:
+        arr = np.fromiter(values, dtype=object, count=len(values))
+    try:
+        codes, uniq = pd.factorize(arr, sort=True, use_na_sentinel=True)
+    except TypeError:      # unhashable or unorderable values: the slow general path below
+        uniq = None
+    if uniq is None or (len(uniq) and not all(type(u) is str for u in uniq)):
+        return _object_categories(pd.Categorical(np.where(pd.isna(arr), None, arr.astype(str))))
+    return pd.Categorical.from_codes(codes, dtype=pd.CategoricalDtype(pd.Index(uniq, dtype=object)), validate=False)
+
+
 def _empty_column(dtype: str, n: int):
     if dtype == "category":
-        return pd.Categorical(np.full(n, np.nan, dtype=object))
+        return categorical(None, n)
     return np.full(n, _DEFAULTS[dtype], dtype=dtype)
 
 
@@ -79,8 +106,10 @@ def conform(table: str, data: pd.DataFrame | Mapping[str, Any] | None) -> pd.Dat
     contract ones. Missing required columns raise ProfileValidationError. Vectorised: no per-row work.
     """
     spec = TABLES[table]
-    if data is None:
-        data = {}
+    if data is None:   # every profile has empty tables (no memory, no counters...): built once, copied
+        if table not in _EMPTY_TABLES:
+            _EMPTY_TABLES[table] = conform(table, {})
+        return _EMPTY_TABLES[table].copy()
     df = data if isinstance(data, pd.DataFrame) else pd.DataFrame(dict(data))
     if _already_conformed(df, spec):
         return df
@@ -94,9 +123,9 @@ def conform(table: str, data: pd.DataFrame | Mapping[str, Any] | None) -> pd.Dat
         elif table == "events" and col == "id":
             cols[col] = np.arange(n, dtype="int64")
         elif table == "events" and col == "track":
-            cols[col] = pd.Categorical(np.full(n, "main", dtype=object))
+            cols[col] = categorical("main", n)
         elif table == "events" and col == "device":
-            cols[col] = pd.Categorical(np.full(n, "cpu", dtype=object))
+            cols[col] = categorical("cpu", n)
         else:
             cols[col] = _empty_column(dtype, n)
     for col in df.columns:   # extra columns after the contract ones, in one frame construction
@@ -130,12 +159,7 @@ def _as_dtype(series, dtype: str, table: str, col: str):
     try:
         if dtype == "category":
             if not isinstance(s.dtype, pd.CategoricalDtype):
-                values = s.to_numpy(dtype=object)
-                mask = pd.isna(values)
-                if mask.any():
-                    values = values.copy()
-                    values[mask] = None
-                s = pd.Series(pd.Categorical(np.where(mask, None, values.astype(str)) if not mask.all() else values))
+                return categorical(s.to_numpy(dtype=object))
             return _object_categories(s.array)
         if dtype.startswith("int"):
             if s.isna().any():
@@ -155,6 +179,19 @@ def _object_categories(cat: pd.Categorical) -> pd.Categorical:
     if cats.dtype == object and (not len(cats) or isinstance(cats[0], str)):
         return cat
     return pd.Categorical.from_codes(cat.codes, categories=pd.Index([str(c) for c in cats], dtype=object))
+
+
+def _union(parts: list) -> pd.Categorical:
+    """Categoricals (object categories) end to end, categories in order of first appearance: the
+    codes are remapped with one lookup table per part (pandas' union_categoricals validates and
+    re-hashes far more, and concat runs on every profile's tables)."""
+    index: dict = {}
+    codes = []
+    for cat in parts:
+        lut = np.array([index.setdefault(v, len(index)) for v in cat.categories] + [-1], dtype=np.int64)
+        codes.append(lut[cat.codes])
+    return pd.Categorical.from_codes(np.concatenate(codes), validate=False,
+                                     dtype=pd.CategoricalDtype(pd.Index(list(index), dtype=object)))
 
 
 def counter_kind(metric: str) -> str:
@@ -334,8 +371,7 @@ def concat(table: str, frames: list) -> pd.DataFrame:
     for col in columns:
         parts = [f[col] if col in f.columns else pd.Series(np.full(len(f), np.nan)) for f in frames]
         if any(isinstance(p.dtype, pd.CategoricalDtype) for p in parts):
-            cats = [_as_dtype(p, "category", table, col) for p in parts]
-            out[col] = pd.api.types.union_categoricals(cats, ignore_order=True)
+            out[col] = _union([_as_dtype(p, "category", table, col) for p in parts])
         else:
             out[col] = np.concatenate([p.to_numpy() for p in parts])
     return conform(table, pd.DataFrame(out))

@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from .base import Collected, Collector
+from ..model import categorical
 from .clock import perf_to_epoch_offset
 
 THREAD_NAME = "cann_nb-host-sampler"
@@ -205,11 +206,8 @@ class HostSampler(Collector):
         ts = self._times[:n] + self._offset_ns if n else np.empty(0, dtype=np.int64)
         values = self._values[:n].ravel()
         keep = ~np.isnan(values)  # first-sample utilisations and failed GPU reads are unknown, not 0
-        # object-dtype categories, as the Profile keeps them (pandas 3 would infer its str dtype)
-        sources = pd.Categorical([s for s, _ in self._metrics], categories=pd.Index(
-            sorted({s for s, _ in self._metrics}), dtype=object)) if width else pd.Categorical([])
-        metrics = pd.Categorical([m for _, m in self._metrics], categories=pd.Index(
-            sorted({m for _, m in self._metrics}), dtype=object)) if width else pd.Categorical([])
+        sources = categorical([s for s, _ in getattr(self, "_metrics", ())])
+        metrics = categorical([m for _, m in getattr(self, "_metrics", ())])
         col = np.tile(np.arange(width), n)[keep]
         counters = pd.DataFrame({
             "ts_ns": np.repeat(ts, width)[keep],

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import TraceFormatError
-from ..model import EVENT_CATS, Profile
+from ..model import EVENT_CATS, Profile, categorical
 from ..nesting import nest
 from . import kineto_structs
 from .chunked_json import EventStream, gc_paused, iter_chunks
@@ -337,7 +337,7 @@ class _Assembler:
         device = self._memory_devices(m["dev_type"], m["dev_id"])
         if self.own and pd.notna(m["device"]).any():
             named = m["device"]
-            device = pd.Categorical(np.where(pd.isna(named), np.asarray(device, dtype=object), named))
+            device = categorical(np.where(pd.isna(named), np.asarray(device, dtype=object), named))
         allocated = m["allocated"].copy()
         legacy = bool(np.isnan(allocated).all()) and len(allocated)
         if legacy:   # 2021 traces: only Bytes; running sum per device, from the start of the profile
@@ -397,8 +397,8 @@ class _Assembler:
         c = self.cols.table("ctr")
         if not c:
             return pd.DataFrame()
-        return pd.DataFrame({"ts_ns": c["ts"] + self.base - t0, "source": pd.Categorical(c["source"]),
-                             "metric": pd.Categorical(c["metric"]), "value": c["value"]})
+        return pd.DataFrame({"ts_ns": c["ts"] + self.base - t0, "source": categorical(c["source"]),
+                             "metric": categorical(c["metric"]), "value": c["value"]})
 
     # -- the Profile ------------------------------------------------------------------------------
     def profile(self) -> Profile:

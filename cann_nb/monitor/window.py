@@ -49,22 +49,33 @@ def _shift(df: pd.DataFrame, col: str, by: int) -> pd.DataFrame:
 
 
 def top_ops(frames, k: int = TOP_OPS) -> list[dict]:
-    """Ops by self time over the bursts' events (each frame nests on its own ids), shares of op time."""
-    from ..analyze.hotspots import hotspots
+    """Ops by self time over the bursts' events (each frame nests on its own ids), shares of op time.
+    One grouping over plain arrays: this runs once a window, on the monitor's thread."""
+    from ..analyze.hotspots import self_time
 
-    parts = []
+    names, cats, selfs = [], [], []
     for ev in frames:
-        ops = ev[ev["cat"].isin(OP_CATS).to_numpy()] if len(ev) else ev
+        if not len(ev):
+            continue
+        ops = ev[ev["cat"].isin(OP_CATS).to_numpy()]
         if len(ops):
-            parts.append(hotspots(ops)[["name", "cat", "self_ns", "count"]])
-    if not parts:
+            names.append(_labels(ops["name"]))
+            cats.append(_labels(ops["cat"]))
+            selfs.append(self_time(ops))
+    if not names:
         return []
-    hs = pd.concat(parts, ignore_index=True).astype({"name": str, "cat": str})
-    hs = hs.groupby(["name", "cat"], sort=False, as_index=False)[["self_ns", "count"]].sum()
-    total = float(hs["self_ns"].sum())
-    hs = hs.sort_values("self_ns", ascending=False, kind="stable").head(k)
-    return [{"name": r["name"], "cat": r["cat"], "share_pct": round(100.0 * float(r["self_ns"]) / total, 3) if total else 0.0,
-             "self_ns": int(r["self_ns"]), "count": int(r["count"])} for r in hs.to_dict("records")]
+    hs = pd.DataFrame({"name": np.concatenate(names), "cat": np.concatenate(cats), "self_ns": np.concatenate(selfs)})
+    hs = hs.groupby(["name", "cat"], sort=False)["self_ns"].agg(["sum", "count"]).reset_index()
+    total = float(hs["sum"].sum())
+    hs = hs.sort_values("sum", ascending=False, kind="stable").head(k)
+    return [{"name": str(n), "cat": str(c), "share_pct": round(100.0 * float(t) / total, 3) if total else 0.0,
+             "self_ns": int(t), "count": int(m)} for n, c, t, m in hs[["name", "cat", "sum", "count"]].itertuples(index=False)]
+
+
+def _labels(col: pd.Series) -> np.ndarray:
+    """A categorical column's values as an object array of strings (missing: "")."""
+    cats = np.append(np.asarray(col.cat.categories, dtype=object).astype(str), "")
+    return cats[col.cat.codes.to_numpy()]
 
 
 def build(*, monitor: str, seq: int, host: Profile | None, bursts: list, prof_calls: list, t0_ns: int,
