@@ -11,7 +11,7 @@ __version__ = "0.1.0"
 from .errors import CannNbError, CollectorUnavailable, ProfileValidationError, StoreError, TraceFormatError
 from .model import Profile
 from .api import Profiler, start_continuous_monitoring, stop_continuous_monitoring  # Python API, monitoring
-from .custom_metrics import add_custom_metric, remove_custom_metric
+from .collect.custom_metrics import add_custom_metric, remove_custom_metric
 
 
 def load_ipython_extension(ipython):
@@ -53,8 +53,8 @@ def step() -> None:
 
 def compare(base, new, **kwargs):
     """Compare two profiles (Profiles, store names or paths): ``base`` before, ``new`` after.
-    See ``cann_nb.comparison`` for the columns, buckets and the significance test."""
-    from .comparison import compare as _compare
+    See ``cann_nb.analyze.comparison`` for the columns, buckets and the significance test."""
+    from .analyze.comparison import compare as _compare
 
     return _compare(base, new, **kwargs)
 

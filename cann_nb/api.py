@@ -179,7 +179,7 @@ class Profiler:
 
     def enable_clock_sync(self, enabled: bool = True) -> "Profiler":
         """Measure host (and CUDA/NPU device) clock offsets around each run into ``meta["clock_sync"]``
-        (see ``cann_nb.clock_sync``); device events that start before their launch are shifted."""
+        (see ``cann_nb.collect.clock_sync``); device events that start before their launch are shifted."""
         self.clock_sync = bool(enabled)
         return self
 
@@ -187,14 +187,14 @@ class Profiler:
     def add_custom_metric(name: str, fn, per: str = "sample", unit: str | None = None):
         """Record ``fn()`` as metric ``name`` in every profile from now on (process-wide): with the
         host counters (``per="sample"``), at each step (``per="step"``), or ``fn(profile)`` on the
-        finished profile (``per="profile"``). See ``cann_nb.custom_metrics``."""
-        from .custom_metrics import add_custom_metric
+        finished profile (``per="profile"``). See ``cann_nb.collect.custom_metrics``."""
+        from .collect.custom_metrics import add_custom_metric
 
         return add_custom_metric(name, fn, per=per, unit=unit)
 
     @staticmethod
     def remove_custom_metric(name: str) -> None:
-        from .custom_metrics import remove_custom_metric
+        from .collect.custom_metrics import remove_custom_metric
 
         remove_custom_metric(name)
 
@@ -210,7 +210,7 @@ class Profiler:
         from .collect.session import CollectionSession
 
         if self.clock_sync:
-            from .clock_sync import host_offsets
+            from .collect.clock_sync import host_offsets
 
             self._clock_start = host_offsets()
         source = {"kind": "api", "path": _script_path(), "mode": self.mode}
@@ -239,7 +239,7 @@ class Profiler:
             raise
         profile.meta["options"]["mode"] = self.mode
         if self.clock_sync and self._clock_start is not None:
-            from .clock_sync import apply, device_offsets, host_offsets
+            from .collect.clock_sync import apply, device_offsets, host_offsets
 
             apply(profile, self._clock_start, host_offsets(), device_offsets())
         if self.keep:
@@ -383,9 +383,9 @@ def _script_path():
 
 
 def _compare_function():
-    """``cann_nb.compare`` (cann_nb/comparison.py), imported when first used."""
+    """``cann_nb.compare`` (cann_nb/analyze/comparison.py), imported when first used."""
     try:
-        from .comparison import compare
+        from .analyze.comparison import compare
     except ImportError as exc:
         from .errors import CannNbError
 

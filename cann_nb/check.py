@@ -57,7 +57,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import significance as sig
+from .analyze import significance as sig
 from . import textfmt as F
 from .errors import CannNbError
 from .model import counter_kind
@@ -179,7 +179,7 @@ def check_metric_name(name: str) -> str:
 
 def metric_value(profile, name: str) -> MetricValue:
     """The value of one metric on one profile; CheckInputError when the profile cannot give it."""
-    from .comparison import STEP_COVERAGE, _per_step, steady, step_spans, steps_cover_wall
+    from .analyze.comparison import STEP_COVERAGE, _per_step, steady, step_spans, steps_cover_wall
 
     label = profile.name or "profile"
     spans = step_spans(profile)

@@ -253,7 +253,7 @@ def _cmd_analyze(args) -> int:
     from . import textfmt as F
     from . import track_record
     from .analyze.api import analyze
-    from .comparison import resolve
+    from .analyze.comparison import resolve
 
     if args.top < 1:
         raise flags.FlagError("--top must be at least 1")
@@ -297,7 +297,7 @@ def _cmd_analyze(args) -> int:
 
 def _cmd_compare(args) -> int:
     from .check import parse_percent
-    from .comparison import compare
+    from .analyze.comparison import compare
 
     if args.top < 1:
         raise flags.FlagError("--top must be at least 1")
@@ -327,7 +327,7 @@ def _cmd_check(args) -> int:
 def _cmd_report(args) -> int:
     from pathlib import Path
 
-    from .comparison import resolve
+    from .analyze.comparison import resolve
     from .report import write_report
 
     profile, _ = resolve(args.profile, args.store)

@@ -142,8 +142,8 @@ class CannNbMagics(Magics):
     @line_magic
     def cann_compare(self, line):
         """Compare two profiles: per-op deltas (delta = new - base, + is slower), buckets, end-to-end,
-        memory and findings; shows the diff view. Returns a cann_nb.comparison.Comparison."""
-        from .comparison import compare
+        memory and findings; shows the diff view. Returns a cann_nb.analyze.comparison.Comparison."""
+        from .analyze.comparison import compare
         from .errors import CannNbError
 
         args = parse_argstring(self.cann_compare, line)

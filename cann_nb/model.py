@@ -319,7 +319,7 @@ class Profile:
 
     def compare(self, other, **kwargs):
         """Before/after comparison with ``other`` (this profile is the base, ``other`` the new one)."""
-        from .comparison import compare
+        from .analyze.comparison import compare
 
         return compare(self, other, **kwargs)
 

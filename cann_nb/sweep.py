@@ -112,7 +112,7 @@ def guess_items(sweeps: dict) -> str | None:
 
 # -- the table ------------------------------------------------------------------------------------
 def _run_time(profile) -> tuple[float, str]:
-    from .comparison import step_spans
+    from .analyze.comparison import step_spans
 
     spans = step_spans(profile)
     if len(spans) >= 2:

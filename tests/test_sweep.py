@@ -9,7 +9,7 @@ from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
 import cann_nb
-from cann_nb.comparison import Comparison
+from cann_nb.analyze.comparison import Comparison
 from cann_nb.store import check_name
 from cann_nb.sweep import (SweepError, SweepResult, combinations, from_store, guess_items, parse_sweeps, run_name,
                            scaling_table)

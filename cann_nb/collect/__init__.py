@@ -13,7 +13,7 @@ _REGISTRY = {
     "torch": "cann_nb.collect.torch_collector:TorchCollector",
     "host": "cann_nb.collect.host:HostSampler",
     "python": "cann_nb.collect.python_tracer:PythonTracer",
-    "custom": "cann_nb.custom_metrics:CustomMetricsCollector",  # [issue 8] cann_nb.add_custom_metric
+    "custom": "cann_nb.collect.custom_metrics:CustomMetricsCollector",  # [issue 8] cann_nb.add_custom_metric
 }
 DEFAULT = ("torch", "host")
 

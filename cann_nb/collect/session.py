@@ -75,7 +75,7 @@ class CollectionSession:
         # [issue 8] custom metrics (cann_nb.add_custom_metric) are sampled with the host counters:
         # whenever the host sampler runs and a metric is registered, the "custom" collector runs too
         if "host" in self.requested and "custom" not in self.requested:
-            from ..custom_metrics import registered as _custom_registered
+            from .custom_metrics import registered as _custom_registered
 
             if _custom_registered():
                 self.requested += ("custom",)

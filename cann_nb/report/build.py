@@ -21,7 +21,7 @@ CSS_PATH = Path(__file__).with_name("report.css")
 
 
 def _as_profile(obj, store=None):
-    from ..comparison import resolve
+    from ..analyze.comparison import resolve
     from ..model import Profile
 
     if isinstance(obj, Profile):
@@ -31,7 +31,7 @@ def _as_profile(obj, store=None):
 
 def _subjects(profile, against, store):
     """(profile, baseline or None, Comparison or None) from any accepted way of naming them."""
-    from ..comparison import Comparison
+    from ..analyze.comparison import Comparison
 
     cmp = None
     if isinstance(profile, Comparison):
@@ -83,7 +83,7 @@ def _comparison(baseline, profile, cmp):
     if cmp is not None:
         return cmp, ""
     try:
-        from ..comparison import compare
+        from ..analyze.comparison import compare
 
         return compare(baseline, profile, record=False), ""
     except Exception as exc:  # noqa: BLE001 - the diff view still shows; the summary says why it is missing

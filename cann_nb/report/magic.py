@@ -12,7 +12,7 @@ from IPython.core.error import UsageError
 
 
 def _pick(runtime, shell, ref: str | None, store_dir):
-    from ..comparison import resolve
+    from ..analyze.comparison import resolve
     from ..errors import CannNbError
     from ..model import Profile
 

@@ -12,7 +12,7 @@ torch = pytest.importorskip("torch")
 
 import cann_nb  # noqa: E402
 from cann_nb.collect.base import CollectOptions  # noqa: E402
-from cann_nb.custom_metrics import add_custom_metric, remove_custom_metric  # noqa: E402
+from cann_nb.collect.custom_metrics import add_custom_metric, remove_custom_metric  # noqa: E402
 from cann_nb.monitor import Monitor  # noqa: E402
 from cann_nb.monitor.report_cli import monitor_report_main  # noqa: E402
 

@@ -36,8 +36,8 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from .collect.base import Collected, Collector
-from .model import categorical
+from .base import Collected, Collector
+from ..model import categorical
 
 SOURCE = "custom"
 KINDS = ("sample", "step", "profile")
@@ -71,7 +71,7 @@ def add_custom_metric(name: str, fn: Callable, per: str = "sample", unit: str | 
         raise TypeError(f"custom metric {name!r}: fn must be callable")
     if per not in KINDS:
         raise ValueError(f"custom metric {name!r}: per must be one of {', '.join(KINDS)}, not {per!r}")
-    from .analyze.rules.base import add_custom_metric as add_analysis_metric
+    from ..analyze.rules.base import add_custom_metric as add_analysis_metric
 
     metric = CustomMetric(name, fn, per, unit)
     with _lock:
@@ -87,7 +87,7 @@ def add_custom_metric(name: str, fn: Callable, per: str = "sample", unit: str | 
 
 def remove_custom_metric(name: str) -> None:
     """Unregister ``name`` (sampled, per-step or per-profile); unknown names are ignored."""
-    from .analyze.rules.base import remove_custom_metric as remove_analysis_metric
+    from ..analyze.rules.base import remove_custom_metric as remove_analysis_metric
 
     with _lock:
         _METRICS.pop(name, None)

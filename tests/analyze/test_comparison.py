@@ -11,13 +11,13 @@ import numpy as np
 import pytest
 
 import cann_nb
-from cann_nb import significance as sig
+from cann_nb.analyze import significance as sig
 from cann_nb import track_record
 from cann_nb.analyze.finding import Finding
-from cann_nb.comparison import CompareInputError, compare, same_finding
+from cann_nb.analyze.comparison import CompareInputError, compare, same_finding
 from cann_nb.store import Session
 
-from .synth_steps import empty, stepped, with_cold_first_step
+from tests.synth_steps import empty, stepped, with_cold_first_step
 
 OPS = {"aten::mm": 1_000_000, "aten::add": 200_000, "aten::relu": 100_000}
 

@@ -45,8 +45,8 @@ import numpy as np
 import pandas as pd
 
 from . import significance as sig
-from . import textfmt as F
-from .errors import CannNbError
+from .. import textfmt as F
+from ..errors import CannNbError
 
 VIEWS = ("name", "name+shapes", "module")
 VIEW_KEYS = {"name": ["name"], "name+shapes": ["name", "shapes"], "module": ["module"]}
@@ -70,8 +70,8 @@ class CompareInputError(CannNbError, ValueError):
 def resolve(obj, store=None):
     """(Profile, store root or None) from a Profile, a path (profile directory or any importable
     trace) or a name in the store (``store``, default $CANN_NB_DIR or ./profile_results)."""
-    from .model import Profile
-    from .store import ProfileGroup, Session, is_profile_dir
+    from ..model import Profile
+    from ..store import ProfileGroup, Session, is_profile_dir
 
     if isinstance(obj, Profile):
         at = obj.meta.get("stored_at")
@@ -82,7 +82,7 @@ def resolve(obj, store=None):
         raise CompareInputError(f"cannot compare a {type(obj).__name__}: give a Profile, a name or a path")
     path = Path(obj).expanduser()
     if path.exists():
-        from .loading import load
+        from ..loading import load
 
         loaded = load(path, progress=False)
         if isinstance(loaded, ProfileGroup):
@@ -149,7 +149,7 @@ class Comparison:
         """JSON-ready: ``base``, ``new``, ``direction``, ``significance``, ``e2e``, ``steps``, ``buckets``,
         ``ops`` (by name), ``ops_by_shapes``, ``ops_by_module``, ``memory``, ``devices``, ``findings``,
         ``notes``, ``recorded``."""
-        from .analyze.api import json_safe
+        from .api import json_safe
 
         def rows(df):
             df = df.head(top) if top else df
@@ -278,7 +278,7 @@ def _verdict_text(e: dict, s: dict) -> str:
 def step_spans(profile) -> pd.DataFrame:
     """Recorded step spans (cat ``step`` or ``ProfilerStep#N``); never inferred, so that a comparison
     only claims significance from iterations that were really marked."""
-    from .analyze.steps import steps
+    from .steps import steps
 
     if not len(profile.events):
         return pd.DataFrame({"start_ns": np.empty(0, np.int64), "end_ns": np.empty(0, np.int64),
@@ -298,7 +298,7 @@ def _per_step(events: pd.DataFrame, by: str, spans: pd.DataFrame) -> pd.DataFram
     several steps (an outer loop frame) adds its share to each, and time between steps counts in none.
     Vectorised on category codes: strings are built only for the distinct keys.
     """
-    from .analyze.hotspots import DEVICE_CATS, HOST_CATS
+    from .hotspots import DEVICE_CATS, HOST_CATS
 
     n = len(spans)
     cols = VIEW_KEYS[by] + ["cat"]
@@ -352,7 +352,7 @@ def _per_step(events: pd.DataFrame, by: str, spans: pd.DataFrame) -> pd.DataFram
 
 
 def _aggregate(events: pd.DataFrame, by: str) -> pd.DataFrame:
-    from .analyze.hotspots import hotspots
+    from .hotspots import hotspots
 
     keys = VIEW_KEYS[by]
     cols = keys + ["cat", "count", "total_ns", "self_ns"]
@@ -461,7 +461,7 @@ def steps_cover_wall(profile, spans: pd.DataFrame) -> float:
     if wall <= 0 or not len(spans):
         return 0.0
     s, e = spans["start_ns"].to_numpy(), spans["end_ns"].to_numpy()
-    from .analyze.intervals import union
+    from .intervals import union
 
     us, ue = union(s, e)
     return min(float((np.asarray(ue) - np.asarray(us)).sum()) / wall, 1.0)
@@ -491,7 +491,7 @@ def device_alignment(base, new) -> dict:
 
 
 def _memory_table(base, new, align: dict) -> pd.DataFrame:
-    from .analyze.memory import peak_memory
+    from .memory import peak_memory
 
     pb = peak_memory(base.memory, base.counters)
     pn = {align.get(k, k): v for k, v in peak_memory(new.memory, new.counters).items()}
@@ -508,7 +508,7 @@ def _memory_table(base, new, align: dict) -> pd.DataFrame:
 
 
 def _device_table(base, new, scale_b: float, scale_n: float, notes: list, align: dict) -> pd.DataFrame:
-    from .analyze.breakdown import summary_devices
+    from .breakdown import summary_devices
 
     cols = ["device", "metric", "base_ns", "new_ns", "delta_ns", "delta_pct"]
     try:
@@ -553,7 +553,7 @@ def same_finding(fb: dict, fn: dict) -> bool:
 def _findings(base, new, notes: list) -> dict:
     """Base findings without a match in the new profile are ``resolved``, new ones without a match in
     the base ``appeared``, matched pairs ``persisted`` (with the base's estimate beside the new one)."""
-    from .analyze.api import findings as advisor, json_safe
+    from .api import findings as advisor, json_safe
 
     out = {"appeared": [], "resolved": [], "persisted": []}
     try:
@@ -687,7 +687,7 @@ def compare(base, new, *, views=VIEWS, test: str = sig.DEFAULT_TEST, alpha: floa
         notes.append("resolved findings not added to the track record: the run got slower overall, so the change "
                      "was not a fix of them")
     elif record and root_b is not None and cmp.findings["resolved"]:
-        from . import track_record
+        from .. import track_record
 
         try:
             cmp.recorded = track_record.record(root_b, cmp)
