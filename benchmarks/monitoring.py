@@ -150,6 +150,36 @@ def run_pairs(args) -> dict:
     return out
 
 
+def _thread_cpu() -> dict:
+    """CPU seconds (user+system) of each live thread of this process, by native id (Linux /proc)."""
+    out, tick = {}, os.sysconf("SC_CLK_TCK")
+    try:
+        tids = os.listdir("/proc/self/task")
+    except OSError:
+        return out
+    for tid in tids:
+        try:
+            with open(f"/proc/self/task/{tid}/stat") as fh:
+                stat = fh.read()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()
+        out[int(tid)] = (int(fields[11]) + int(fields[12])) / tick
+    return out
+
+
+def _by_thread(before: dict, after: dict, names: dict) -> dict:
+    """CPU seconds spent between two ``_thread_cpu`` snapshots, summed by Python thread name (threads
+    Python does not know, e.g. torch's, as "native")."""
+    out: dict = {}
+    for tid, cpu in after.items():
+        d = cpu - before.get(tid, 0.0)
+        if d > 0:
+            name = names.get(tid, "native")
+            out[name] = out.get(name, 0.0) + d
+    return out
+
+
 def run_interleaved(args) -> dict:
     """One monitor (default settings) runs throughout; the serving thread alternates every
     ``--segment`` seconds between calling the model directly and through the monitor. Drift and the
@@ -181,6 +211,7 @@ def run_interleaved(args) -> dict:
                 for _ in range(50):
                     model(x)
                 cpu_start = time.thread_time()
+                box["threads0"] = _thread_cpu()
                 end = time.perf_counter() + args.seconds
                 while time.perf_counter() < end:
                     order = ("plain", "monitored") if rng.random() < 0.5 else ("monitored", "plain")
@@ -193,6 +224,8 @@ def run_interleaved(args) -> dict:
                             n += 1
                         segs[side].append((time.thread_time() - c0, time.perf_counter() - w0, n))
                 box["serving_cpu"] = time.thread_time() - cpu_start
+                box["threads1"] = _thread_cpu()
+                box["names"] = {t.native_id: t.name for t in threading.enumerate()}
 
         p0 = time.process_time()
         th = threading.Thread(target=loop, name="server")
@@ -207,6 +240,11 @@ def run_interleaved(args) -> dict:
                       for i in range(pairs)]
         windows = [w for w in mon.windows if not w["partial"]]
         background = max(process_cpu - box["serving_cpu"], 0.0)
+        threads = _by_thread(box["threads0"], box["threads1"], box["names"])
+        # the first window pays one-time costs (imports, the first Parquet write, torch.profiler's first
+        # burst); a server pays them once per process, so they are reported apart from the steady state
+        cpus = [w["monitor_cpu_s"] for w in windows]
+        one_time = max(cpus[0] - statistics.median(cpus[1:]), 0.0) if len(cpus) > 2 else 0.0
         serving = statistics.median(cpu_ratio) - 1
         # a burst records every thread, so it slows plain and monitored segments alike: its cost is
         # the share of time it records x how much slower the calls it recorded were
@@ -225,6 +263,10 @@ def run_interleaved(args) -> dict:
             "burst_time_share_pct": 100 * burst_share,
             "burst_cost_pct": 100 * burst_cost,
             "total_cpu_overhead_pct": 100 * serving + 100 * background / box["serving_cpu"] + 100 * burst_cost,
+            "cpu_s_by_thread": {k: round(v, 2) for k, v in sorted(threads.items(), key=lambda kv: -kv[1])},
+            "one_time_cpu_s": one_time,
+            "steady_cpu_overhead_pct": 100 * serving + 100 * max(background - one_time, 0.0) / box["serving_cpu"]
+            + 100 * burst_cost,
             "windows": len(windows),
             "profiled_share_of_monitored_pct": 100 * sum(w["profiled_calls"] for w in windows)
             / max(sum(w["calls"] for w in windows), 1),
@@ -239,8 +281,9 @@ def run_interleaved(args) -> dict:
         print(f"{wname}: serving thread {r['serving_thread_cpu_overhead_pct']:+.2f} % CPU/call "
               f"(IQR {r['serving_thread_cpu_overhead_iqr_pct'][0]:+.2f}..{r['serving_thread_cpu_overhead_iqr_pct'][1]:+.2f}), "
               f"background {r['background_pct_of_serving']:.2f} %, bursts {r['burst_cost_pct']:.2f} % "
-              f"({r['burst_time_share_pct']:.2f} % of the time) -> total {r['total_cpu_overhead_pct']:.2f} %; "
-              f"wall/call {r['wall_per_call_overhead_pct']:+.2f} %", flush=True)
+              f"({r['burst_time_share_pct']:.2f} % of the time) -> total {r['total_cpu_overhead_pct']:.2f} % "
+              f"(steady state {r['steady_cpu_overhead_pct']:.2f} %, one-time {one_time:.2f} s); "
+              f"wall/call {r['wall_per_call_overhead_pct']:+.2f} %; CPU s by thread {r['cpu_s_by_thread']}", flush=True)
     return out
 
 

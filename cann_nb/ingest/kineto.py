@@ -211,24 +211,32 @@ class _Assembler:
         def cat_of(interner, codes):
             return interner.categorical(codes[order])
 
+        start, dur = start[order], dur[order]
+        ids = np.arange(n, dtype=np.int64)
+        parent, depth = nest(self.track_sorted, start, dur, ids)
+        # contract order (model.EVENT_COLUMNS) then the extras, built once from arrays made here:
+        # no copy, and Profile() finds the table already conformed
         return pd.DataFrame({
-            "id": np.arange(n, dtype=np.int64),
+            "id": ids,
             "name": cat_of(self.cols.names, s["name"]),
             "cat": pd.Categorical.from_codes(cat[order], categories=_object_index(EVENT_CATS)),
             "track": _from_codes(self.track_sorted, track_names),
             "device": _from_codes(self.track_sorted, dev_names),
-            "start_ns": start[order],
-            "dur_ns": dur[order],
+            "start_ns": start,
+            "dur_ns": dur,
+            "parent": parent,
+            "depth": depth,
             "corr": corr[order],
             "shapes": cat_of(self.cols.shapes, s["shapes"]),
             "dtypes": cat_of(self.cols.dtypes, s["dtypes"]),
-            "concrete": cat_of(self.cols.concrete, s["concrete"]),
             "flops": s["flops"][order],
             "bytes": s["bytes"][order],
+            "module": categorical(None, n),
+            "concrete": cat_of(self.cols.concrete, s["concrete"]),
             "src_cat": cat_of(self.cols.cats, s["cat"]),
             "stream": stream.astype(np.int64)[order],
             "external_id": s["ext"][order],
-        })
+        }, copy=False)
 
     def _thread_streams(self, pid, tid, is_dev, stream) -> np.ndarray:
         out = np.full(len(pid), -1, dtype=np.int64)
@@ -407,10 +415,7 @@ class _Assembler:
         t0 = self._t0(self.mem, ctr)
         self._t0_value = t0
         ev = self.events()
-        if len(ev):
-            ev["parent"], ev["depth"] = nest(self.track_sorted, ev["start_ns"].to_numpy(), ev["dur_ns"].to_numpy(),
-                                             ev["id"].to_numpy())
-        else:
+        if not len(ev):
             self.link_stats = {}
         mem = self.memory(ev, t0)
         counters = self.counters(t0)
