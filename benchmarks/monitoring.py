@@ -48,7 +48,7 @@ import numpy as np
 os.environ.setdefault("KINETO_LOG_LEVEL", "99")
 
 
-def _workloads():
+def _workloads(only: str | None = None):
     import torch
 
     torch.manual_seed(0)
@@ -58,10 +58,11 @@ def _workloads():
         torch.nn.Conv2d(3, 16, 3, padding=1), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
         torch.nn.Conv2d(16, 32, 3, padding=1), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
         torch.nn.Flatten(), torch.nn.Linear(32 * 16 * 16, 64), torch.nn.ReLU(), torch.nn.Linear(64, 10)).eval()
-    return {
+    loads = {
         "mlp (small requests)": (mlp, torch.randn(32, 256)),
         "cnn (heavier requests)": (cnn, torch.randn(8, 3, 64, 64)),
     }
+    return {k: v for k, v in loads.items() if only is None or k.startswith(only)}
 
 
 def _serve(fn, x, seconds: float) -> dict:
@@ -103,7 +104,7 @@ def run_pairs(args) -> dict:
     out = {"torch_profiler_first_start_s": round(warm, 2), "interval_s": args.interval,
            "sample_rate": args.sample_rate, "seconds": args.seconds, "pairs": args.pairs, "workloads": {}}
     root = tempfile.mkdtemp(prefix="cann_nb_monbench_")
-    for wname, (model, x) in _workloads().items():
+    for wname, (model, x) in _workloads(args.workload).items():
         with torch.inference_mode():
             for _ in range(50):
                 model(x)
@@ -198,7 +199,7 @@ def run_interleaved(args) -> dict:
     out = {"interval_s": args.interval, "sample_rate": args.sample_rate, "seconds": args.seconds,
            "segment_s": args.segment, "workloads": {}}
     root = tempfile.mkdtemp(prefix="cann_nb_monbench_")
-    for wname, (model, x) in _workloads().items():
+    for wname, (model, x) in _workloads(args.workload).items():
         mon = cann_nb.start_continuous_monitoring(interval=args.interval, sample_rate=args.sample_rate, fn=model,
                                                   output_path=root, name=f"il{len(out['workloads'])}")
         segs = {"plain": [], "monitored": []}
@@ -338,6 +339,7 @@ def main() -> int:
     p.add_argument("--bytes-per-event", action="store_true", help="only measure memory per collected event")
     p.add_argument("--skip-bytes-per-event", action="store_true", help="skip the memory-per-event measurement")
     p.add_argument("--json", default=None, help="write the results to this JSON file")
+    p.add_argument("--workload", choices=("mlp", "cnn"), default=None, help="run only this workload")
     args = p.parse_args()
     if args.quick:
         args.seconds, args.pairs, args.interval = 6.0, 1, 2.0

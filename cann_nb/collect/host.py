@@ -47,6 +47,9 @@ _JOIN_TIMEOUT_S = 10.0
 _GPU_METRICS = ("gpu_util", "gpu_mem_util", "gpu_mem_used")
 
 
+_NO_CORES = np.zeros((0, 10))   # monitor windows sample no per-core times (cpu_cores=False)
+
+
 class HostSampler(Collector):
     name = "host"
 
@@ -153,11 +156,11 @@ class HostSampler(Collector):
         if self._n >= len(self._times) and not self._grow():
             self._dropped_samples += 1
             return
-        row = self._values[self._n]
-        row[:] = np.nan
+        row = self._values[self._n]      # rows start NaN (np.full) and are written once
         if prev is not None:
             dt = t - prev[0]
             row[0] = 100.0 * (cpu_ns - prev[1]) / dt if dt > 0 else np.nan
+        if prev is not None and self._ncores:
             # difference the raw counters first: busy = total - idle on cumulative seconds since
             # boot would round to tiny negatives
             d = cores - prev[2]
@@ -171,14 +174,15 @@ class HostSampler(Collector):
         if rss is not None:
             row[col] = rss
             col += 1
-        row[col:col + len(gpu)] = gpu
+        if gpu:
+            row[col:col + len(gpu)] = gpu
         self._times[self._n] = t
         self._n += 1
 
     def _read_cores(self) -> np.ndarray:
         """Per-core cumulative CPU times, psutil's columns (in ticks on Linux: only ratios are used)."""
         if not self._ncores:
-            return np.zeros((0, 10))
+            return _NO_CORES
         cores = self._reader.cores() if self._reader else np.array(self._psutil.cpu_times(percpu=True), dtype=np.float64)
         if len(cores) != self._ncores:   # a core went offline: keep the row layout, this interval unknown
             cores = np.full((self._ncores, cores.shape[1]), np.nan)

@@ -44,7 +44,7 @@ from pathlib import Path
 from ..collect.base import CollectOptions
 from . import retention, rules, window
 from .baseline import Baseline
-from .recorder import Recorder
+from .recorder import Recorder, _now
 from ..collect.clock import perf_to_epoch_offset
 
 log = logging.getLogger("cann_nb.monitor")
@@ -70,9 +70,9 @@ class Monitor:
     thresholds          anomaly rule overrides, e.g. {"p99_latency": {"margin_pct": 50}, "error_rate": None}
     keep_calls, max_events   stored op events: those of the first 5 profiled calls, at most 20,000
     max_burst_events    about how many op events one burst may record (default 5,000)
-    sample_interval     host sampler period (default interval / 30, within 0.02-2 s: a sample in a
-                        busy server costs 1-10 ms of CPU here (GIL hand-offs, thread wake-ups), see
-                        benchmarks/README.md "Monitoring"; 30 per window is enough for the trends)
+    sample_interval     host sampler period (default interval / 15, within 0.02-4 s: a sample in a
+                        busy server costs 1-10 ms of CPU on a VM, where merely waking a sleeping thread
+                        costs ~2.5 ms (benchmarks/README.md "Monitoring"); 15 per window show the trends)
     on_anomaly          ``fn(window_summary, anomalies)``, called on the window thread
     seed                for the bursts' random placement (tests)
     store               False: keep summaries in memory only (``monitor.windows``)
@@ -117,14 +117,13 @@ class Monitor:
         self.max_burst_events = int(max_burst_events)
         self._events_per_s = None                    # learnt from the bursts: bounds the next burst's length
         self.burst_note = None                       # why bursts cannot run here, if so
-        self.sample_interval = float(sample_interval) if sample_interval else max(0.02, min(2.0, interval / 30))
+        self.sample_interval = float(sample_interval) if sample_interval else max(0.02, min(4.0, interval / 15))
         self.on_anomaly = on_anomaly
         self.keep = bool(store)
         self.exit_timeout = float(exit_timeout)
         self._random = random.Random(seed)
         self._rec = Recorder()
         self._fn = fn
-        self._wrapped = self.wrap(fn) if fn is not None else None
         self.windows: deque = deque(maxlen=1000)     # summaries of the windows of this run, oldest first
         self.anomalies: deque = deque(maxlen=1000)   # (window seq, anomaly dict)
         self.errors: deque = deque(maxlen=100)       # the monitor's own failures, as text
@@ -145,20 +144,26 @@ class Monitor:
         """A wrapper of ``fn`` whose every call is timed (and, in a burst, profiled)."""
         if not callable(fn):
             raise TypeError("monitor.wrap(fn): fn must be callable")
-        call = self._rec.call
-
-        @functools.wraps(fn)
-        def monitored(*args, **kwargs):
-            return call(fn, args, kwargs)
-
+        monitored = functools.wraps(fn)(self._rec.timed(fn))
         monitored.monitor = self
         return monitored
 
     def __call__(self, *args, **kwargs):
         """Call the monitored ``fn`` (the one given at start)."""
-        if self._fn is None:
+        # Recorder.timed's body, inlined: the served path stays one Python frame (see Recorder.timed)
+        rec, fn = self._rec, self._fn
+        if fn is None:
             raise TypeError("this monitor has no fn: pass fn= to start_continuous_monitoring, or use monitor.wrap(f)")
-        return self._rec.call(self._fn, args, kwargs)
+        if rec.bursting or rec.off:
+            return rec._slow_call(fn, args, kwargs)
+        t = _now()
+        try:
+            out = fn(*args, **kwargs)
+        except BaseException:
+            rec._err.append(_now() - t)
+            raise
+        rec._lat.append(_now() - t)
+        return out
 
     def step(self) -> None:
         """Step mode (no fn): the time between two step() calls of a thread is one call."""

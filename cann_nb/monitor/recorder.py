@@ -29,17 +29,25 @@ class Recorder:
         self.bursting = False               # set by the window thread while a burst records
         self.off = False                    # set when monitoring stops: calls pass straight through
 
-    def call(self, fn, args, kwargs):
-        if self.bursting or self.off:
-            return self._slow_call(fn, args, kwargs)
-        t = _now()
-        try:
-            out = fn(*args, **kwargs)
-        except BaseException:
-            self._err.append(_now() - t)
-            raise
-        self._lat.append(_now() - t)
-        return out
+    def timed(self, fn):
+        """``fn`` wrapped with the timing in the wrapper's own frame: one Python frame per call, not two
+        (in a served loop an extra frame measured ~1 % of a 0.35 ms request: its code is cold in the
+        cache after the model's kernels ran)."""
+        rec, lat, err = self, self._lat, self._err
+
+        def call(*args, **kwargs):
+            if rec.bursting or rec.off:
+                return rec._slow_call(fn, args, kwargs)
+            t = _now()
+            try:
+                out = fn(*args, **kwargs)
+            except BaseException:
+                err.append(_now() - t)
+                raise
+            lat.append(_now() - t)
+            return out
+
+        return call
 
     def _slow_call(self, fn, args, kwargs):
         if self.off:

@@ -137,27 +137,35 @@ def test_retention_by_count_and_age(tmp_path):
     assert (tmp_path / "notes").is_dir()
 
 
-def test_recorder_times_calls_and_passes_exceptions_through():
-    rec = Recorder()
+def _double(v):
+    if v < 0:
+        raise KeyError(v)
+    return v * 2
 
-    def f(v):
-        if v < 0:
-            raise KeyError(v)
-        return v * 2
 
-    assert [rec.call(f, (i,), {}) for i in range(5)] == [0, 2, 4, 6, 8]
+@pytest.mark.parametrize("entry", ["wrap", "monitor call"])
+def test_calls_are_timed_and_exceptions_pass_through(entry, tmp_path):
+    # the two served paths (monitor.wrap(f) and monitor(x), which inlines the same body) behave alike
+    from cann_nb.monitor import Monitor
+
+    mon = Monitor(fn=_double, directory=tmp_path / "m", store=False)   # not started: nothing runs behind
+    rec = mon._rec
+    call = mon.wrap(_double) if entry == "wrap" else mon
+    assert [call(i) for i in range(5)] == [0, 2, 4, 6, 8]
     with pytest.raises(KeyError):
-        rec.call(f, (-1,), {})
+        call(-1)
     rec.bursting = True                   # a burst records: calls are kept apart, with their start
-    assert rec.call(f, (3,), {}) == 6
+    assert call(v=3) == 6
     with pytest.raises(KeyError):
-        rec.call(f, (-2,), {})
+        call(-2)
     rec.bursting = False
     lat, err, prof = rec.take()
     assert len(lat) == 5 and len(err) == 1 and [p[2] for p in prof] == [False, True]
-    assert rec.take() == ([], [], [])
+    assert all(d > 0 for d in lat) and rec.take() == ([], [], [])
     rec.off = True
-    assert rec.call(f, (1,), {}) == 2 and rec.take() == ([], [], [])
+    assert call(1) == 2 and rec.take() == ([], [], [])
+    if entry == "wrap":
+        assert call.__name__ == "_double" and call.monitor is mon
 
 
 def test_recorder_step_mode():
