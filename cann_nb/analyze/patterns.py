@@ -164,12 +164,20 @@ def _frequent_sequences(ctx, level, min_len, max_len, min_count, top) -> pd.Data
             grp_start = np.searchsorted(key, best, side="left")
             grp_end = np.searchsorted(key, best, side="right")
             starts = [idx[a:b] for a, b in zip(grp_start, grp_end)]
-            found.append(pd.DataFrame({
-                "count": k_cnt[best], "span_ns": k_span[best].astype(np.int64), "exec_ns": k_exec[best].astype(np.int64),
-                "first": idx[grp_start], "rows": [rows[x[:20]].tolist() for x in starts], "starts": starts, "n": n}))
+            found.append((k_cnt[best], k_span[best], k_exec[best], idx[grp_start], starts, n))
     if not found:
         return pd.DataFrame(columns=cols)
-    out = pd.concat(found, ignore_index=True)
+    # one frame for every length's candidates (a frame per length cost more than the mining on small profiles)
+    starts = [st for f in found for st in f[4]]
+    out = pd.DataFrame({
+        "count": np.concatenate([f[0] for f in found]),
+        "span_ns": np.concatenate([f[1] for f in found]).astype(np.int64),
+        "exec_ns": np.concatenate([f[2] for f in found]).astype(np.int64),
+        "first": np.concatenate([f[3] for f in found]),
+        "rows": [rows[x[:20]].tolist() for x in starts],
+        "starts": starts,
+        "n": np.concatenate([np.full(len(f[0]), f[5], dtype=np.int64) for f in found]),
+    })
     # candidates are compared as tuples of short-name ids (the strings are made for the survivors only)
     short = [_short(str(nm)) for nm in ctx.name_cats]
     sid_of: dict = {}
