@@ -41,7 +41,7 @@ import os
 import sys
 from pathlib import Path
 
-from .collect.base import CollectOptions
+from .collect.base import DEFAULT_INTERVAL_S, CollectOptions
 
 MODES = {
     "basic": dict(memory=False, shapes=False, stack=False, flops=False),
@@ -123,7 +123,7 @@ class Profiler:
 
     def __init__(self, output_path=None, name: str | None = None, collectors=None, memory: bool | None = None,
                  shapes: bool | None = None, mode: str | None = None, stack: bool | None = None,
-                 flops: bool | None = None, interval_ms: float = 20.0, store: bool = True):
+                 flops: bool | None = None, interval_ms: float = DEFAULT_INTERVAL_S * 1000, store: bool = True):
         from .store import check_name, default_root
 
         self.mode = resolve_mode(mode)

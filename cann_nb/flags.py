@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from . import collect
-from .collect.base import CollectOptions
+from .collect.base import DEFAULT_INTERVAL_S, CollectOptions
 
 # (flags, argparse keyword arguments), in help order
 PROFILE_FLAGS = [
@@ -19,7 +19,8 @@ PROFILE_FLAGS = [
     (("--shapes",), dict(action="store_true", help="record input shapes and dtypes of ops")),
     (("--stack",), dict(action="store_true", help="record Python call stacks (python function events)")),
     (("--flops",), dict(action="store_true", help="estimate FLOPs of matmul/conv ops (implies --shapes)")),
-    (("--interval",), dict(type=float, default=20.0, help="host sampling interval in ms (default 20)")),
+    (("--interval",), dict(type=float, default=DEFAULT_INTERVAL_S * 1000,
+                           help=f"host sampling interval in ms (default {DEFAULT_INTERVAL_S * 1000:g})")),
 ]
 
 

@@ -19,6 +19,11 @@ from typing import ClassVar
 import pandas as pd
 
 
+# One host sample costs ~1 ms of CPU next to busy threads (benchmarks/sampler_cost.py): every 20 ms
+# that took ~4 % of a 2-core CNN cell, every 50 ms ~1 % (benchmarks/README.md, "Overhead").
+DEFAULT_INTERVAL_S = 0.05
+
+
 @dataclass
 class CollectOptions:
     """The user's choices, shared by all collectors (each uses what applies to it)."""
@@ -27,7 +32,7 @@ class CollectOptions:
     shapes: bool = False         # input shapes and dtypes of ops
     stack: bool = False          # Python call stacks / python function events
     flops: bool = False          # FLOP estimates of matmul/conv ops
-    interval_s: float = 0.02     # host sampler period
+    interval_s: float = DEFAULT_INTERVAL_S   # host sampler period
     cpu_cores: bool = True       # host: per-core and system CPU (/proc/stat; some VMs take ms to make it)
     buffer_events: int = 5_000_000  # bound on events kept per collector; beyond it they are dropped and counted
 
