@@ -20,7 +20,7 @@ import pandas as pd
 
 
 # One host sample costs ~1 ms of CPU next to busy threads (benchmarks/sampler_cost.py): every 20 ms
-# that took ~4 % of a 2-core CNN cell, every 50 ms ~1 % (benchmarks/README.md, "Overhead").
+# that took 4-6 % of a 2-core CNN cell, every 50 ms 1-3 % (benchmarks/host_interval.py).
 DEFAULT_INTERVAL_S = 0.05
 
 
