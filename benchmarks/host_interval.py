@@ -1,6 +1,6 @@
 """What the host sampler costs a profiled cell, by sampling interval (the basis of --interval's default).
 
-The same CPU cell (6 training steps of a small CNN, 2 torch threads) runs under the torch collector
+The same CPU cell (6 training steps of overhead.py's small CNN, 2 torch threads) runs under the torch collector
 alone and under torch + host sampler at several intervals, interleaved in random order round by round
 in one process, so machine drift hits every variant alike. Reported: median cell wall time per variant
 and its ratio to torch alone. On a 2-core machine the sampler competes with torch's threads for CPU.
@@ -26,26 +26,19 @@ def main() -> int:
     args = ap.parse_args()
 
     import torch
-    from torch import nn
 
     from cann_nb.collect.base import CollectOptions
     from cann_nb.collect.session import CollectionSession
     from cann_nb.collect.torch_collector import TorchCollector
+    from overhead import SETUP   # the CNN workload of overhead.py (this script's folder is on sys.path)
 
-    torch.manual_seed(0)
-    torch.set_num_threads(2)
-    model = nn.Sequential(nn.Conv2d(3, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-                          nn.Conv2d(32, 64, 3, padding=1), nn.ReLU(), nn.AdaptiveAvgPool2d(1),
-                          nn.Flatten(), nn.Linear(64, 10))
-    x = torch.randn(32, 3, 64, 64)
-    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    ns: dict = {}
+    exec(SETUP["cnn"], ns)
+    work = ns["work"]             # 3 training steps
 
     def cell():
-        for _ in range(6):
-            loss = model(x).logsumexp(1).mean()
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
+        work()
+        work()
 
     TorchCollector.warm_up()
     variants = {"torch only": (("torch",), 0.05)}
