@@ -24,7 +24,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from cann_nb.model import Profile  # noqa: E402
-from cann_nb.nesting import nest  # noqa: E402
+from cann_nb.ingest.nesting import nest  # noqa: E402
 
 US = 1_000
 

@@ -77,7 +77,7 @@ CELLS = {
 def measure(rounds: int) -> dict:
     ip = InteractiveShell.instance()
     ip.run_line_magic("load_ext", "cann_nb")
-    from cann_nb.magic import runtime_for
+    from cann_nb.frontends.magic import runtime_for
 
     runtime = runtime_for(ip)
     post = []

@@ -10,18 +10,18 @@ __version__ = "0.1.0"
 
 from .errors import CannNbError, CollectorUnavailable, ProfileValidationError, StoreError, TraceFormatError
 from .model import Profile
-from .api import Profiler, start_continuous_monitoring, stop_continuous_monitoring  # Python API, monitoring
+from .frontends.api import Profiler, start_continuous_monitoring, stop_continuous_monitoring  # Python API, monitoring
 from .collect.custom_metrics import add_custom_metric, remove_custom_metric
 
 
 def load_ipython_extension(ipython):
-    from .magic import load_ipython_extension as _load
+    from .frontends.magic import load_ipython_extension as _load
 
     _load(ipython)
 
 
 def unload_ipython_extension(ipython):
-    from .magic import unload_ipython_extension as _unload
+    from .frontends.magic import unload_ipython_extension as _unload
 
     _unload(ipython)
 
@@ -36,7 +36,7 @@ def load_session(path=None):
 def load(path, name=None, **options):
     """A Profile from a stored profile directory or any importable trace or folder; a ProfileGroup
     (rank -> Profile) for a folder of ranks. ``options``: workers, progress (multi-rank imports)."""
-    from .loading import load as _load
+    from .ingest.load import load as _load
 
     return _load(path, name=name, **options)
 

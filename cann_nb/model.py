@@ -342,12 +342,12 @@ class Profile:
         write_chrome_trace(self, path)
 
     def summary_text(self) -> str:
-        from .report.static import summary_text
+        from .widgets.static import summary_text
 
         return summary_text(self)
 
     def _repr_html_(self) -> str:
-        from .report.static import summary_html
+        from .widgets.static import summary_html
 
         return summary_html(self)
 

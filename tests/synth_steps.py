@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from cann_nb.model import Profile
-from cann_nb.nesting import nest
+from cann_nb.ingest.nesting import nest
 
 HOST = "host/thread 1"
 

@@ -29,7 +29,7 @@ def _generate_module():
 
 
 def _subcommands() -> dict[str, argparse.ArgumentParser]:
-    from cann_nb.cli import _parser
+    from cann_nb.frontends.cli import _parser
 
     action = next(a for a in _parser()._actions if isinstance(a, argparse._SubParsersAction))
     return dict(action.choices)
@@ -101,7 +101,7 @@ def test_every_cli_command_and_option_is_documented():
 def test_every_magic_and_flag_is_documented():
     from IPython.core.interactiveshell import InteractiveShell
 
-    from cann_nb.magic import CannNbMagics, profile_flags
+    from cann_nb.frontends.magic import CannNbMagics, profile_flags
 
     page = _text(DOCS / "magics.md")
     magics = CannNbMagics.magics

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from cann_nb.model import Profile
-from cann_nb.nesting import nest
+from cann_nb.ingest.nesting import nest
 
 US = 1_000
 HOST = "host/thread 1"

@@ -45,7 +45,7 @@ import numpy as np
 import pandas as pd
 
 from . import significance as sig
-from .. import textfmt as F
+from .. import formatting as F
 from ..errors import CannNbError
 
 VIEWS = ("name", "name+shapes", "module")
@@ -82,7 +82,7 @@ def resolve(obj, store=None):
         raise CompareInputError(f"cannot compare a {type(obj).__name__}: give a Profile, a name or a path")
     path = Path(obj).expanduser()
     if path.exists():
-        from ..loading import load
+        from ..ingest.load import load
 
         loaded = load(path, progress=False)
         if isinstance(loaded, ProfileGroup):
@@ -687,7 +687,7 @@ def compare(base, new, *, views=VIEWS, test: str = sig.DEFAULT_TEST, alpha: floa
         notes.append("resolved findings not added to the track record: the run got slower overall, so the change "
                      "was not a fix of them")
     elif record and root_b is not None and cmp.findings["resolved"]:
-        from .. import track_record
+        from . import calibration as track_record
 
         try:
             cmp.recorded = track_record.record(root_b, cmp)

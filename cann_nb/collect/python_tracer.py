@@ -47,7 +47,7 @@ import numpy as np
 import pandas as pd
 
 from ..model import conform
-from ..nesting import nest
+from ..ingest.nesting import nest
 from .base import Collected, Collector
 from .clock import perf_to_epoch_offset
 

@@ -67,7 +67,7 @@ def world_size_hint(path: Path) -> int | None:
 
 
 def _load_one(path: str):
-    from ..loading import load_single
+    from .load import load_single
 
     return load_single(Path(path))
 

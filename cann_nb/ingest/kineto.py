@@ -27,7 +27,7 @@ import pandas as pd
 
 from ..errors import TraceFormatError
 from ..model import EVENT_CATS, Profile, categorical
-from ..nesting import nest
+from .nesting import nest
 from . import kineto_structs
 from .chunked_json import EventStream, gc_paused, iter_chunks
 from .kineto_columns import (ANNOT, DEVICE_GROUPS, GPU_ANNOT, KERNEL, LEGACY_CATS, MEMCPY, MEMSET, OP, OTHER, PY,

@@ -134,7 +134,7 @@ def summarize(summaries: list[dict]) -> dict:
 
 
 def report_text(directory, table: pd.DataFrame, summary: dict, max_rows: int = 40) -> str:
-    from ..report.static import fmt_bytes, fmt_ns
+    from ..widgets.static import fmt_bytes, fmt_ns
 
     lines = [f"cann_nb monitor {str(directory)!r}: {summary['windows']} window(s)"]
     if not summary["windows"]:

@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from .static import fmt_bytes, fmt_ns
+from ..widgets.static import fmt_bytes, fmt_ns
 
 CELL_PREVIEW_LINES = 40
 

@@ -13,7 +13,7 @@ import math
 from html import escape
 
 from . import facts
-from .static import fmt_bytes, fmt_ns
+from ..widgets.static import fmt_bytes, fmt_ns
 
 TOP_HOTSPOTS = 30
 META_STR_LIMIT = 2000

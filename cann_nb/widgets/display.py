@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from html import escape
 
-from ..report.static import summary_html, summary_text
+from .static import summary_html, summary_text
 from . import _bundle
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"

@@ -16,7 +16,7 @@ import anywidget
 import numpy as np
 import traitlets as t
 
-from ..report.static import summary_html, summary_text
+from .static import summary_html, summary_text
 from . import _bundle
 from ._encode import DEFAULT_MAX_EVENTS, column, encode_events
 from ._protocol import BokehJSReply, ChartsRequest

@@ -12,7 +12,7 @@ import pytest
 
 import cann_nb
 from cann_nb.analyze import significance as sig
-from cann_nb import track_record
+from cann_nb.analyze import calibration as track_record
 from cann_nb.analyze.finding import Finding
 from cann_nb.analyze.comparison import CompareInputError, compare, same_finding
 from cann_nb.store import Session

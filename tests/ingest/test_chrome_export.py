@@ -89,7 +89,7 @@ def _collected_profile() -> Profile:
         "flops": [np.nan, 4.2e6, np.nan, np.nan, np.nan, np.nan, np.nan],
         "bytes": [np.nan, np.nan, np.nan, np.nan, np.nan, 1048576.0, np.nan],
     })
-    from cann_nb.nesting import nest
+    from cann_nb.ingest.nesting import nest
 
     events["parent"], events["depth"] = nest(events["track"].astype(object).to_numpy(), events["start_ns"],
                                              events["dur_ns"], np.arange(n))

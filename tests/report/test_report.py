@@ -162,7 +162,7 @@ def test_write_report_forms(tmp_path):
 
 
 def test_cli_report_command(tmp_path, capsys):
-    from cann_nb.cli import main
+    from cann_nb.frontends.cli import main
     from cann_nb.store import Session
 
     store = Session(tmp_path / "store")

@@ -15,7 +15,7 @@ import pandas as pd
 
 from ...errors import ProfileValidationError, TraceFormatError
 from ...model import Profile
-from ...nesting import nest
+from ..nesting import nest
 from .trace_view import MEMCPY_TASK_TYPES
 
 COMM_CORES = frozenset({"HCCL", "COMMUNICATION"})

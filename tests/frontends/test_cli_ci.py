@@ -12,9 +12,9 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from cann_nb import cli
+from cann_nb.frontends import cli
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BLOCK = re.compile(r"^```(\w+)([^\n]*)\n(.*?)^```", re.M | re.S)
 EXIT = re.compile(r"\s+#\s*exit\s+(\d+)\s*$")
 

@@ -13,10 +13,10 @@ import xml.etree.ElementTree as ET
 import pytest
 
 import cann_nb
-from cann_nb import cli
+from cann_nb.frontends import cli
 from cann_nb.store import Session
 
-from .synth_steps import empty, stepped
+from ..synth_steps import empty, stepped
 
 OPS = {"aten::mm": 10_000_000, "aten::add": 2_000_000}
 

@@ -33,7 +33,7 @@ def _pick(runtime, shell, ref: str | None, store_dir):
 
 def run(runtime, shell, args) -> Path:
     """Write the report the parsed magic arguments ask for; print where it went; return its path."""
-    from .build import write_report
+    from ..report.build import write_report
 
     profile = _pick(runtime, shell, args.name, args.store)
     baseline = _pick(runtime, shell, args.against, args.store) if args.against else None

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from . import collect
-from .collect.base import DEFAULT_INTERVAL_S, CollectOptions
+from .. import collect
+from .base import DEFAULT_INTERVAL_S, CollectOptions
 
 # (flags, argparse keyword arguments), in help order
 PROFILE_FLAGS = [
@@ -46,7 +46,7 @@ def check(args) -> None:
                             f"choose from {', '.join(collect.names())}")
         args.collector_names = names
     if args.name is not None:
-        from .store import check_name
+        from ..store import check_name
 
         try:
             check_name(args.name)

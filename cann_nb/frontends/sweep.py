@@ -42,8 +42,8 @@ from html import escape
 import numpy as np
 import pandas as pd
 
-from . import textfmt as F
-from .errors import CannNbError
+from .. import formatting as F
+from ..errors import CannNbError
 
 ITEMS_NAMES = ("batch_size", "batch", "bs", "n_items", "items", "num_items", "n", "size")
 TOP_OPS = 3
@@ -112,7 +112,7 @@ def guess_items(sweeps: dict) -> str | None:
 
 # -- the table ------------------------------------------------------------------------------------
 def _run_time(profile) -> tuple[float, str]:
-    from .analyze.comparison import step_spans
+    from ..analyze.comparison import step_spans
 
     spans = step_spans(profile)
     if len(spans) >= 2:
@@ -121,7 +121,7 @@ def _run_time(profile) -> tuple[float, str]:
 
 
 def _peak(profile) -> tuple[float, str]:
-    from .analyze.memory import peak_memory
+    from ..analyze.memory import peak_memory
 
     peaks = peak_memory(profile.memory, profile.counters)
     alloc = {d: v for d, v in peaks.items() if d != "host:rss"}
@@ -135,7 +135,7 @@ def _peak(profile) -> tuple[float, str]:
 
 def scaling_table(profiles, items: str | None = None, variables: list | None = None) -> pd.DataFrame:
     """One row per swept profile (see the module docstring for the columns)."""
-    from .analyze.hotspots import hotspots
+    from ..analyze.hotspots import hotspots
 
     profiles = list(profiles)
     if variables is None:
@@ -291,7 +291,7 @@ class SweepResult:
 
 def from_store(group: str, store=None) -> SweepResult:
     """Rebuild a stored sweep's result from the store (the profiles whose sweep group is ``group``)."""
-    from .store import Session
+    from ..store import Session
 
     session = Session(store)
     profiles = []

@@ -1,4 +1,4 @@
-"""cann_nb.check: strict units, metrics, budgets, significance against a baseline, JSON and JUnit."""
+"""cann_nb.frontends.check: strict units, metrics, budgets, significance against a baseline, JSON and JUnit."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from cann_nb.check import CheckInputError, check, metric_value, parse_quantity, parse_size, parse_time
+from cann_nb.frontends.check import CheckInputError, check, metric_value, parse_quantity, parse_size, parse_time
 from cann_nb.store import Session
 
-from .synth_steps import empty, stepped, with_cold_first_step
+from ..synth_steps import empty, stepped, with_cold_first_step
 
 OPS = {"aten::mm": 10_000_000, "aten::add": 2_000_000}     # ~12 ms per step
 

@@ -41,7 +41,7 @@ import os
 import sys
 from pathlib import Path
 
-from .collect.base import DEFAULT_INTERVAL_S, CollectOptions
+from ..collect.base import DEFAULT_INTERVAL_S, CollectOptions
 
 MODES = {
     "basic": dict(memory=False, shapes=False, stack=False, flops=False),
@@ -80,7 +80,7 @@ class Findings(list):
     _shown_at = None   # execution count of the cell that already displayed this list
 
     def frame(self):
-        from .analyze.finding import findings_frame
+        from ..analyze.finding import findings_frame
 
         return findings_frame(self)
 
@@ -124,7 +124,7 @@ class Profiler:
     def __init__(self, output_path=None, name: str | None = None, collectors=None, memory: bool | None = None,
                  shapes: bool | None = None, mode: str | None = None, stack: bool | None = None,
                  flops: bool | None = None, interval_ms: float = DEFAULT_INTERVAL_S * 1000, store: bool = True):
-        from .store import check_name, default_root
+        from ..store import check_name, default_root
 
         self.mode = resolve_mode(mode)
         chosen = dict(MODES[self.mode])
@@ -141,7 +141,7 @@ class Profiler:
         if isinstance(collectors, str):
             collectors = [c.strip() for c in collectors.split(",") if c.strip()]
         if collectors is not None:
-            from . import collect
+            from .. import collect
 
             unknown = [c for c in collectors if c not in collect.names()]
             if unknown or not collectors:
@@ -188,13 +188,13 @@ class Profiler:
         """Record ``fn()`` as metric ``name`` in every profile from now on (process-wide): with the
         host counters (``per="sample"``), at each step (``per="step"``), or ``fn(profile)`` on the
         finished profile (``per="profile"``). See ``cann_nb.collect.custom_metrics``."""
-        from .collect.custom_metrics import add_custom_metric
+        from ..collect.custom_metrics import add_custom_metric
 
         return add_custom_metric(name, fn, per=per, unit=unit)
 
     @staticmethod
     def remove_custom_metric(name: str) -> None:
-        from .collect.custom_metrics import remove_custom_metric
+        from ..collect.custom_metrics import remove_custom_metric
 
         remove_custom_metric(name)
 
@@ -207,10 +207,10 @@ class Profiler:
         """Start collecting (the Python tracer, when used, records the calling frame)."""
         if self.running:
             raise RuntimeError(f"Profiler {self.name!r} is already running; stop() it first")
-        from .collect.session import CollectionSession
+        from ..collect.session import CollectionSession
 
         if self.clock_sync:
-            from .collect.clock_sync import host_offsets
+            from ..collect.clock_sync import host_offsets
 
             self._clock_start = host_offsets()
         source = {"kind": "api", "path": _script_path(), "mode": self.mode}
@@ -239,7 +239,7 @@ class Profiler:
             raise
         profile.meta["options"]["mode"] = self.mode
         if self.clock_sync and self._clock_start is not None:
-            from .collect.clock_sync import apply, device_offsets, host_offsets
+            from ..collect.clock_sync import apply, device_offsets, host_offsets
 
             apply(profile, self._clock_start, host_offsets(), device_offsets())
         if self.keep:
@@ -283,7 +283,7 @@ class Profiler:
     # -- results ----------------------------------------------------------------------------
     @property
     def store(self):
-        from .store import Session
+        from ..store import Session
 
         if self._store is None:
             self._store = Session(self.output_path)
@@ -295,7 +295,7 @@ class Profiler:
         return dict((self.profile.meta.get("dropped") or {}) if self.profile is not None else {})
 
     def _resolve(self, what):
-        from .model import Profile
+        from ..model import Profile
 
         if isinstance(what, Profile):
             return what
@@ -305,14 +305,14 @@ class Profiler:
             return self.profile
         if isinstance(what, str) and what in self.store:
             return self.store[what]
-        from .loading import load
+        from ..ingest.load import load
 
         return load(what)
 
     def analyze(self, profile=None, display: bool | None = None) -> Findings:
         """The advisor's findings for ``profile`` (default: the last one; a Profile, a stored name or
         a path), largest estimated gain first. In a notebook they are displayed as a table too."""
-        from .analyze.api import findings
+        from ..analyze.api import findings
 
         found = Findings(findings(self._resolve(profile)))
         if display if display is not None else _in_notebook():
@@ -337,7 +337,7 @@ class Profiler:
         call it through the returned monitor (``monitor(x)``) or decorate with ``monitor.wrap``. A
         ``sample_rate`` fraction of the time (one burst per window) runs under the op collector.
         Without ``fn``, ``step()`` marks define the calls. See cann_nb.monitor for the options."""
-        from .monitor import Monitor
+        from ..monitor import Monitor
 
         if self._monitor is not None and self._monitor.running:
             raise RuntimeError("continuous monitoring is already running; stop_continuous_monitoring() first")
@@ -385,9 +385,9 @@ def _script_path():
 def _compare_function():
     """``cann_nb.compare`` (cann_nb/analyze/comparison.py), imported when first used."""
     try:
-        from .analyze.comparison import compare
+        from ..analyze.comparison import compare
     except ImportError as exc:
-        from .errors import CannNbError
+        from ..errors import CannNbError
 
         raise CannNbError(f"profile comparison is not available in this installation ({exc})") from None
     return compare

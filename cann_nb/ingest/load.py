@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .errors import TraceFormatError
-from .store import ProfileGroup, is_group_dir, is_profile_dir, read_profile_dir
+from ..errors import TraceFormatError
+from ..store import ProfileGroup, is_group_dir, is_profile_dir, read_profile_dir
 
 
 def load(path, name: str | None = None, workers: int | None = None, progress: bool = True):
@@ -20,7 +20,7 @@ def load(path, name: str | None = None, workers: int | None = None, progress: bo
     if is_group_dir(path):
         return ProfileGroup(path)
     if path.is_dir() and not is_profile_dir(path):
-        from .ingest.cluster import find_ranks, import_ranks
+        from .cluster import find_ranks, import_ranks
 
         ranks = find_ranks(path)
         if len(ranks) >= 2:
@@ -40,23 +40,23 @@ def load_single(path: Path):
     """One profile: a stored profile directory, an Ascend folder/database or a Kineto trace."""
     if path.is_dir() and is_profile_dir(path):
         return read_profile_dir(path)
-    from .ingest.ascend import is_ascend, read_ascend
+    from .ascend import is_ascend, read_ascend
 
     if is_ascend(path):
         profile = read_ascend(path)
     elif path.is_file() and path.name.lower().endswith((".json", ".json.gz", ".gz")):
-        from .ingest.kineto import read_kineto
+        from .kineto import read_kineto
 
         profile = read_kineto(path)
     elif path.is_dir():
-        from .ingest.cluster import kineto_files
+        from .cluster import kineto_files
 
         files = kineto_files(path)
         if len(files) != 1:
             raise TraceFormatError(path, expected="a folder with a profile: an Ascend *_ascend_pt/ms folder, "
                                                   "a PROF_* folder or Kineto *.json(.gz) traces",
                                    detail="found none" if not files else f"found {len(files)} traces")
-        from .ingest.kineto import read_kineto
+        from .kineto import read_kineto
 
         profile = read_kineto(files[0])
     else:

@@ -40,11 +40,11 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
-from . import flags
-from .collect import auto
-from .collect.session import CollectionSession
-from .flags import PROFILE_FLAGS
-from .store import Session
+from ..collect import flags
+from ..collect import auto
+from ..collect.session import CollectionSession
+from ..collect.flags import PROFILE_FLAGS
+from ..store import Session
 
 RUNTIME_NAME = "__cann_nb__"
 LOOP_VAR = "__cann_nb_run__"
@@ -58,7 +58,7 @@ def profile_flags(fn):
                        "default: a swept batch_size/batch/bs/n_items variable of positive integers")(fn)
     fn = argument("--sweep", action="append", default=None, metavar="VAR=V1,V2",
                   help="run the cell once per value (repeatable: every combination), VAR set in the namespace; "
-                       "shows a scaling table with the best configuration marked (see cann_nb.sweep)")(fn)
+                       "shows a scaling table with the best configuration marked (see cann_nb.frontends.sweep)")(fn)
     fn = argument("--no-display", dest="display", action="store_false", default=True,
                   help="store the profile, show nothing")(fn)
     for flags, kwargs in reversed(PROFILE_FLAGS):
@@ -94,7 +94,7 @@ class CannNbMagics(Magics):
         """
         args = self.runtime.parse(line)
         if args.sweep:  # the input transformer leaves sweep cells to this magic
-            from .errors import CannNbError
+            from ..errors import CannNbError
             from .sweep import run_in_shell
 
             try:
@@ -143,8 +143,8 @@ class CannNbMagics(Magics):
     def cann_compare(self, line):
         """Compare two profiles: per-op deltas (delta = new - base, + is slower), buckets, end-to-end,
         memory and findings; shows the diff view. Returns a cann_nb.analyze.comparison.Comparison."""
-        from .analyze.comparison import compare
-        from .errors import CannNbError
+        from ..analyze.comparison import compare
+        from ..errors import CannNbError
 
         args = parse_argstring(self.cann_compare, line)
         try:
@@ -173,7 +173,7 @@ class CannNbMagics(Magics):
     @line_magic
     def cann_report(self, line):
         """Write a self-contained HTML report (opens offline, from disk, in any browser)."""
-        from .report.magic import run
+        from .report_magic import run
 
         run(self.runtime, self.shell, parse_argstring(self.cann_report, line))
 
@@ -406,9 +406,9 @@ class Runtime:
     def load(self, args):
         from pathlib import Path
 
-        from .errors import CannNbError
-        from .loading import default_name, load
-        from .store import ProfileGroup
+        from ..errors import CannNbError
+        from ..ingest.load import default_name, load
+        from ..store import ProfileGroup
 
         path = os.path.expanduser(args.path.strip().strip("'\""))
         try:
@@ -444,7 +444,7 @@ def show(profile) -> None:
     from IPython.display import display
 
     try:
-        from .widgets import show as show_widgets
+        from ..widgets import show as show_widgets
 
         show_widgets(profile)
     except Exception as exc:

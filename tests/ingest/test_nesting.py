@@ -2,7 +2,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cann_nb.nesting import nest
+from cann_nb.ingest.nesting import nest
 
 
 def brute_force(track, start, dur):

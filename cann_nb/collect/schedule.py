@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import CannNbError
-from .model import Profile
+from ..errors import CannNbError
+from ..model import Profile
 
 
 class ScheduleError(CannNbError, ValueError):

@@ -14,7 +14,7 @@ torch = pytest.importorskip("torch")
 import cann_nb  # noqa: E402
 from cann_nb import Profiler  # noqa: E402
 from cann_nb.analyze import analyze  # noqa: E402
-from cann_nb.api import BYTES_PER_EVENT, Findings, resolve_mode  # noqa: E402
+from cann_nb.frontends.api import BYTES_PER_EVENT, Findings, resolve_mode  # noqa: E402
 from cann_nb.collect.custom_metrics import registered, remove_custom_metric  # noqa: E402
 
 

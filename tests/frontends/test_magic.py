@@ -10,7 +10,7 @@ from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
 import cann_nb
-from cann_nb.magic import RUNTIME_NAME
+from cann_nb.frontends.magic import RUNTIME_NAME
 
 
 @pytest.fixture
@@ -159,7 +159,7 @@ def test_the_store_write_overlaps_the_display_and_is_done_with_the_cell(ip, tmp_
     cell is done, so a script or shell command reading the store right after finds them."""
     import time
 
-    import cann_nb.magic as magic
+    import cann_nb.frontends.magic as magic
     import cann_nb.store as store_mod
 
     marks = {}

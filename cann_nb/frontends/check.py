@@ -1,4 +1,4 @@
-"""Performance budgets for CI: ``cann-nb check`` and ``cann_nb.check.check``.
+"""Performance budgets for CI: ``cann-nb check`` and ``cann_nb.frontends.check.check``.
 
     cann-nb check --threshold 200ms --file PROFILE_OR_DIR [--metric e2e|step_p50|step_p99|op:NAME|COUNTER]
                   [--baseline PROFILE --max-regression 10%] [--max-memory 2GB] [--json] [--junit FILE]
@@ -57,10 +57,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .analyze import significance as sig
-from . import textfmt as F
-from .errors import CannNbError
-from .model import counter_kind
+from ..analyze import significance as sig
+from .. import formatting as F
+from ..errors import CannNbError
+from ..model import counter_kind
 
 TIME_UNITS = {"ns": 1.0, "us": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9}
 SIZE_UNITS = {"B": 1.0, "kB": 1e3, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12,
@@ -179,7 +179,7 @@ def check_metric_name(name: str) -> str:
 
 def metric_value(profile, name: str) -> MetricValue:
     """The value of one metric on one profile; CheckInputError when the profile cannot give it."""
-    from .analyze.comparison import STEP_COVERAGE, _per_step, steady, step_spans, steps_cover_wall
+    from ..analyze.comparison import STEP_COVERAGE, _per_step, steady, step_spans, steps_cover_wall
 
     label = profile.name or "profile"
     spans = step_spans(profile)
@@ -230,7 +230,7 @@ def metric_value(profile, name: str) -> MetricValue:
             v = {"mean": vals.mean(), "max": vals.max(), "min": vals.min(), "last": vals[-1]}[agg]
             return MetricValue(name, counter_kind(counter), float(v), None)
     if not m:
-        from .analyze.rules.base import custom_metrics
+        from ..analyze.rules.base import custom_metrics
 
         fn = custom_metrics().get(name)
         if fn is not None:
@@ -249,8 +249,8 @@ def metric_value(profile, name: str) -> MetricValue:
 # -- profiles ---------------------------------------------------------------------------------------
 def profiles_at(path, exclude: Path | None = None) -> tuple[list, list[str]]:
     """[(label, Profile)] for --file, and notes (e.g. the baseline skipped)."""
-    from .loading import load
-    from .store import ProfileGroup, Session, is_group_dir, is_profile_dir
+    from ..ingest.load import load
+    from ..store import ProfileGroup, Session, is_group_dir, is_profile_dir
 
     p = Path(path).expanduser()
     notes: list[str] = []
@@ -290,8 +290,8 @@ def profiles_at(path, exclude: Path | None = None) -> tuple[list, list[str]]:
 
 def baseline_at(path):
     """One Profile for --baseline (a profile directory, a group rank, or an importable trace)."""
-    from .loading import load
-    from .store import ProfileGroup, is_group_dir, is_profile_dir
+    from ..ingest.load import load
+    from ..store import ProfileGroup, is_group_dir, is_profile_dir
 
     p = Path(path).expanduser()
     if not p.exists():
@@ -566,7 +566,7 @@ def _regression_row(label, mv: MetricValue, bv: MetricValue, reg, reg_text, unit
 
 
 def _memory_rows(label, prof, mem_limits) -> list[Row]:
-    from .analyze.memory import peak_memory
+    from ..analyze.memory import peak_memory
 
     peaks = peak_memory(prof.memory, prof.counters)
     alloc_devs = [d for d in peaks if d != "host:rss"]

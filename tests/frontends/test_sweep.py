@@ -11,10 +11,9 @@ from IPython.core.interactiveshell import InteractiveShell
 import cann_nb
 from cann_nb.analyze.comparison import Comparison
 from cann_nb.store import check_name
-from cann_nb.sweep import (SweepError, SweepResult, combinations, from_store, guess_items, parse_sweeps, run_name,
-                           scaling_table)
+from cann_nb.frontends.sweep import SweepError, SweepResult, combinations, from_store, guess_items, parse_sweeps, run_name, scaling_table
 
-from .synth_steps import stepped
+from ..synth_steps import stepped
 
 
 def test_parse_sweeps_values_and_errors():

@@ -21,8 +21,9 @@ import argparse
 import json
 import sys
 
-from . import __version__, flags
-from .errors import CannNbError
+from .. import __version__
+from ..collect import flags
+from ..errors import CannNbError
 
 _STORE_HELP = "store directory for PROFILE names (default: $CANN_NB_DIR or ./profile_results)"
 
@@ -130,7 +131,7 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("--title", default=None, help="the report's title (default: the profile's name)")
     rp.add_argument("--store", default=None, help=_STORE_HELP)
 
-    from .monitor import report_cli
+    from ..monitor import report_cli
 
     mr = sub.add_parser("monitor-report", help="summarise stored continuous-monitoring windows",
                         description=report_cli.DESCRIPTION + " Exit codes: 0 success; 1 with --fail-on-anomaly "
@@ -181,8 +182,8 @@ def main(argv: list[str] | None = None) -> int:
 def _cmd_run(args, script_args) -> int:
     from pathlib import Path
 
-    from .runner import profile_script
-    from .store import Session
+    from ..collect.runner import profile_script
+    from ..store import Session
 
     flags.check(args)
     if args.skip_steps < 0:
@@ -193,7 +194,7 @@ def _cmd_run(args, script_args) -> int:
     profile, code = profile_script(args.script, script_args, args)
     schedule_error = None
     if args.skip_steps:
-        from .schedule import ScheduleError, skip_steps
+        from ..collect.schedule import ScheduleError, skip_steps
 
         try:
             profile = skip_steps(profile, args.skip_steps)
@@ -215,7 +216,7 @@ def _cmd_run(args, script_args) -> int:
 
 
 def _cmd_list(args) -> int:
-    from .store import Session
+    from ..store import Session
 
     table = Session(args.dir).list(versions=args.versions)
     if table.empty:
@@ -229,8 +230,8 @@ def _cmd_list(args) -> int:
 
 
 def _cmd_import(args) -> int:
-    from .loading import default_name, load
-    from .store import ProfileGroup, Session
+    from ..ingest.load import default_name, load
+    from ..store import ProfileGroup, Session
 
     from pathlib import Path
 
@@ -250,10 +251,10 @@ def _cmd_import(args) -> int:
 
 
 def _cmd_analyze(args) -> int:
-    from . import textfmt as F
-    from . import track_record
-    from .analyze.api import analyze
-    from .analyze.comparison import resolve
+    from .. import formatting as F
+    from ..analyze import calibration as track_record
+    from ..analyze.api import analyze
+    from ..analyze.comparison import resolve
 
     if args.top < 1:
         raise flags.FlagError("--top must be at least 1")
@@ -266,7 +267,7 @@ def _cmd_analyze(args) -> int:
         if acc["records"]:
             out["track_record"] = acc
     if args.json:
-        from .analyze.api import json_safe
+        from ..analyze.api import json_safe
 
         print(json.dumps(json_safe(out), allow_nan=False))
         return 0
@@ -297,7 +298,7 @@ def _cmd_analyze(args) -> int:
 
 def _cmd_compare(args) -> int:
     from .check import parse_percent
-    from .analyze.comparison import compare
+    from ..analyze.comparison import compare
 
     if args.top < 1:
         raise flags.FlagError("--top must be at least 1")
@@ -327,8 +328,8 @@ def _cmd_check(args) -> int:
 def _cmd_report(args) -> int:
     from pathlib import Path
 
-    from .analyze.comparison import resolve
-    from .report import write_report
+    from ..analyze.comparison import resolve
+    from ..report import write_report
 
     profile, _ = resolve(args.profile, args.store)
     base = resolve(args.baseline, args.store)[0] if args.baseline else None
@@ -338,6 +339,6 @@ def _cmd_report(args) -> int:
 
 
 def _cmd_monitor_report(args) -> int:
-    from .monitor import report_cli
+    from ..monitor import report_cli
 
     return report_cli.run(args)

@@ -10,9 +10,9 @@ import traceback
 from pathlib import Path
 
 from . import flags
-from .collect import auto
-from .collect.session import CollectionSession
-from .model import Profile
+from . import auto
+from .session import CollectionSession
+from ..model import Profile
 
 def profile_script(script: str, script_args: list[str], args) -> tuple[Profile, int]:
     """Run ``script`` with ``script_args`` under the collectors; return (profile, exit code).
