@@ -13,6 +13,11 @@ from cann_nb.model import Profile
 from cann_nb.store import Session
 
 
+def entries(root):
+    """What is in a store root, but its lock file (which stays once a write took the lock)."""
+    return sorted(e for e in os.listdir(root) if e != ".lock")
+
+
 def make_profile(name="p", n=1000):
     rng = np.random.default_rng(0)
     return Profile(
@@ -64,7 +69,7 @@ def test_reused_name_keeps_the_earlier_version(tmp_path):
 def test_failed_write_leaves_store_unchanged(tmp_path, monkeypatch):
     s = Session(tmp_path)
     s.add(make_profile(n=10))
-    before = sorted(os.listdir(tmp_path))
+    before = entries(tmp_path)
 
     def disk_full(*a, **k):
         raise OSError(28, "No space left on device")
@@ -72,7 +77,7 @@ def test_failed_write_leaves_store_unchanged(tmp_path, monkeypatch):
     monkeypatch.setattr(pd.DataFrame, "to_parquet", disk_full)
     with pytest.raises(StoreError, match="No space left.*unchanged"):
         s.add(make_profile(n=20))
-    assert sorted(os.listdir(tmp_path)) == before          # no temp dir left, v1 intact
+    assert entries(tmp_path) == before          # no temp dir left, v1 intact
     assert len(Session(tmp_path)["p"].events) == 10
 
 
@@ -86,7 +91,7 @@ def test_interrupt_during_write_leaves_no_half_profile(tmp_path, monkeypatch):
     monkeypatch.setattr(store_mod.json, "dump", interrupted)
     with pytest.raises(KeyboardInterrupt):
         s.add(make_profile())
-    assert os.listdir(tmp_path) == []
+    assert entries(tmp_path) == []
 
 
 def test_invalid_names_and_missing_profiles(tmp_path):
@@ -176,7 +181,7 @@ def test_background_write_failure_is_reported_and_leaves_the_store_unchanged(tmp
     s.add(make_profile(n=20), background=True)
     s.flush()
     assert "No space left" in capsys.readouterr().err and "No space left" in s.write_errors[0]
-    assert sorted(os.listdir(tmp_path)) == ["p"] and len(Session(tmp_path)["p"].events) == 10
+    assert entries(tmp_path) == ["p"] and len(Session(tmp_path)["p"].events) == 10
 
 
 def test_interpreter_exit_waits_for_a_queued_write(tmp_path):
