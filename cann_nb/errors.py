@@ -39,3 +39,20 @@ class StoreError(CannNbError, OSError):
 
 class CollectorUnavailable(CannNbError, RuntimeError):
     """A collector cannot run here (no torch, no device); the message says why."""
+
+
+class ProfileNotFound(CannNbError, LookupError):
+    """What a user typed names no profile: not a file or folder, and not a name in the store.
+
+    ``what`` is what was typed, ``root`` the store searched, ``stored`` the names it holds.
+    """
+
+    def __init__(self, what, root=None, stored=(), detail: str = ""):
+        self.what, self.root, self.stored = str(what), root, list(stored)
+        super().__init__(detail or f"no profile {self.what!r}: not a file or folder, and not a name in the store "
+                                   f"{root} (stored: {', '.join(self.stored) or 'none'})")
+
+
+class NotOneProfile(CannNbError, ValueError):
+    """One profile was needed but what was typed names several: a multi-rank group or a whole store;
+    the message names one of them to give instead."""

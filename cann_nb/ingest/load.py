@@ -2,14 +2,20 @@
 
 Format detection: a cann_nb profile directory (meta.json), a stored group (group.json), an Ascend
 folder or database, a Kineto/Chrome trace (.json, .json.gz), or a folder of ranks of either kind.
+
+``resolve(what, store)`` is the one resolver of what a user typed (a Profile, a path, ``NAME``,
+``NAME@k``, ``GROUP/rank=N``): every front end and the report call it. ``import_into_store`` is
+load-then-store, for ``cann-nb import`` and ``%cann_load``.
 """
 
 from __future__ import annotations
 
+import os
+import re
 from pathlib import Path
 
-from ..errors import TraceFormatError
-from ..store import ProfileGroup, is_group_dir, is_profile_dir, read_profile_dir
+from ..errors import NotOneProfile, ProfileNotFound, TraceFormatError
+from ..store import ProfileGroup, Session, is_group_dir, is_profile_dir, read_profile_dir
 
 
 def load(path, name: str | None = None, workers: int | None = None, progress: bool = True):
@@ -75,3 +81,108 @@ def default_name(path: Path) -> str:
     for suffix in (".gz", ".json", ".db"):
         stem = stem[: -len(suffix)] if stem.lower().endswith(suffix) else stem
     return re.sub(r"[^A-Za-z0-9_.\-+=]", "_", stem).lstrip(".-") or "imported"
+
+
+# -- what a user typed -> a profile -----------------------------------------------------------------
+_RANK_RE = re.compile(r"^(?P<group>.+)/rank=(?P<rank>\d+)/?$")
+
+
+def resolve(what, store=None, *, group_ok: bool = False):
+    """The profile a user named: the one resolver behind every front end and the report.
+
+    ``what``: a Profile (returned as is); a path (a profile directory, ``GROUP_DIR/rank=N``, any importable
+    trace or folder); or a name in the store ``store`` (a Session or its directory; default $CANN_NB_DIR
+    or ./profile_results): ``NAME``, ``NAME@k`` (an older version), ``GROUP/rank=N``. A path that exists
+    wins over a name. A multi-rank group raises NotOneProfile naming ``GROUP/rank=N`` to give instead,
+    unless ``group_ok`` (then the ProfileGroup is returned); a whole store directory raises it too.
+    Nothing found raises ProfileNotFound, listing the store's names. A profile read from a store or a
+    profile directory carries ``meta["stored_at"]``, which ``store_root`` reads.
+    """
+    from ..model import Profile
+
+    if isinstance(what, Profile):
+        return what
+    if isinstance(what, ProfileGroup):
+        return _one(what, what.name, group_ok)
+    if not isinstance(what, (str, os.PathLike)):
+        raise TypeError(f"cannot resolve a {type(what).__name__} to a profile: give a Profile, a path or a "
+                        "name in the store")
+    path = Path(what).expanduser()
+    if path.exists():
+        return _one(_load_path(path), str(what), group_ok)
+    session = store if isinstance(store, Session) else Session(store)
+    name = os.fspath(what)
+    if _store_name(name) and name in session:
+        got = session[name]
+        if isinstance(got, Profile):
+            got.meta["stored_at"] = os.path.abspath(session.path(name))
+        return _one(got, name, group_ok)
+    rank = _RANK_RE.match(name)
+    if rank:  # a rank the store has no directory for, or a rank of a folder of ranks to import
+        return _rank_of(name, rank, session)
+    raise ProfileNotFound(name, session.root, session.names(versions="@" in name))
+
+
+def store_root(profile) -> Path | None:
+    """The store directory ``profile`` lives in (from ``meta["stored_at"]``: ``STORE/NAME`` or
+    ``STORE/GROUP/rank=N``), or None for a profile that was never stored."""
+    at = (getattr(profile, "meta", None) or {}).get("stored_at")
+    if not at:
+        return None
+    parent = Path(at).parent
+    return parent.parent if is_group_dir(parent) else parent
+
+
+def import_into_store(path, session: Session, name: str | None = None, *, workers: int | None = None,
+                      progress: bool = True):
+    """``load(path)`` and add it to ``session`` under ``name`` (default: the profile's own name, else
+    the path's; made a safe directory name). A folder of ranks becomes a group. Returns what was
+    stored: the Profile (with ``meta["stored_at"]``) or the stored ProfileGroup."""
+    obj = load(path, workers=workers, progress=progress)
+    name = default_name(Path(name or obj.name or os.fspath(path)))
+    if isinstance(obj, ProfileGroup):
+        return session[session.add_group(name, {r: obj[r] for r in obj.ranks}, obj.meta)]
+    stored = session.add(obj, name)
+    obj.meta["stored_at"] = str(session.path(stored))
+    return obj
+
+
+def _load_path(path: Path):
+    if path.is_dir() and not is_profile_dir(path) and not is_group_dir(path):
+        names = Session(path).names()
+        if names:
+            raise NotOneProfile(f"{str(path)!r} is a store with {len(names)} profile{'s' if len(names) > 1 else ''} "
+                                f"({', '.join(names[:8])}{', ...' if len(names) > 8 else ''}); give one of them, "
+                                f"e.g. {path / names[0]}")
+    got = load(path, progress=False)
+    if is_profile_dir(path):
+        got.meta["stored_at"] = os.path.abspath(path)
+    return got
+
+
+def _store_name(name: str) -> bool:
+    """A name that can only mean a directory inside the store (no absolute path, no '..', no dot files)."""
+    return bool(name) and all(part and not part.startswith(".") for part in name.split("/"))
+
+
+def _one(got, typed: str, group_ok: bool):
+    if isinstance(got, ProfileGroup) and not group_ok:
+        first = got.ranks[0] if got.ranks else 0
+        raise NotOneProfile(f"{typed!r} is a group of {len(got)} ranks; give one rank, e.g. "
+                            f"{typed.rstrip('/')}/rank={first}")
+    return got
+
+
+def _rank_of(typed: str, match, session: Session):
+    try:
+        group = resolve(match["group"], session, group_ok=True)
+    except ProfileNotFound:
+        raise ProfileNotFound(typed, session.root, session.names()) from None
+    if not isinstance(group, ProfileGroup):
+        raise ProfileNotFound(typed, detail=f"no profile {typed!r}: {match['group']!r} is one profile, not a "
+                                            "group of ranks")
+    rank = int(match["rank"])
+    if rank not in group.ranks:
+        raise ProfileNotFound(typed, detail=f"no profile {typed!r}: group {group.name!r} has no rank {rank} "
+                                            f"(ranks: {', '.join(map(str, group.ranks)) or 'none'})")
+    return group[rank]
