@@ -1,6 +1,8 @@
-"""Number formatting shared by the compare, check and sweep outputs (text tables for people and logs).
+"""The one formatter of numbers for people: durations, sizes, percentages, ratios and p-values, used by
+every view (text, static HTML, report, CLI, finding titles) so that one quantity reads the same everywhere.
 
-Bytes are printed in decimal units (kB = 1000 B, MB, GB) to match what ``check --max-memory`` parses.
+Sizes are printed in binary units, labelled as such (KiB, MiB, GiB: 1 MiB = 2**20 B). Limits typed by
+users are parsed elsewhere (``check``), where kB/MB/GB are decimal and KiB/MiB/GiB binary, as written.
 """
 
 from __future__ import annotations
@@ -29,14 +31,15 @@ def ns(value, signed: bool = False) -> str:
 
 
 def nbytes(value, signed: bool = False) -> str:
+    """A size in bytes as '516.0 MiB' (binary units), '+1.0 GiB' when signed."""
     if not _finite(value):
         return "-"
     v = float(value)
     sign = "+" if signed and v > 0 else ("-" if v < 0 else "")
     a = abs(v)
-    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+    for unit, scale in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
         if a >= scale:
-            return f"{sign}{a / scale:.2f} {unit}"
+            return f"{sign}{a / scale:.1f} {unit}"
     return f"{sign}{a:.0f} B"
 
 

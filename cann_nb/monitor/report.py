@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from .. import formatting as F
 from ..errors import CannNbError
 from . import histogram, retention
 
@@ -134,7 +135,6 @@ def summarize(summaries: list[dict]) -> dict:
 
 
 def report_text(directory, table: pd.DataFrame, summary: dict, max_rows: int = 40) -> str:
-    from ..widgets.static import fmt_bytes, fmt_ns
 
     lines = [f"cann_nb monitor {str(directory)!r}: {summary['windows']} window(s)"]
     if not summary["windows"]:
@@ -143,14 +143,14 @@ def report_text(directory, table: pd.DataFrame, summary: dict, max_rows: int = 4
     lat = summary["latency_ns"]
     if lat["n"]:
         lines.append(f"  calls {summary['calls']:,} ({summary['errors']:,} raised, {summary['profiled_calls']:,} "
-                     f"profiled); latency p50 {fmt_ns(lat['p50'])}, p90 {fmt_ns(lat['p90'])}, p99 {fmt_ns(lat['p99'])}")
+                     f"profiled); latency p50 {F.ns(lat['p50'])}, p90 {F.ns(lat['p90'])}, p99 {F.ns(lat['p99'])}")
     else:
         lines.append("  no monitored calls in the range (wrap the served function or call step())")
     if summary["window_p99_ns"]:
         w = summary["window_p99_ns"]
-        lines.append(f"  per-window p99: min {fmt_ns(w['min'])}, median {fmt_ns(w['median'])}, max {fmt_ns(w['max'])}")
+        lines.append(f"  per-window p99: min {F.ns(w['min'])}, median {F.ns(w['median'])}, max {F.ns(w['max'])}")
     if summary["peak_memory_bytes"]:
-        lines.append("  peak memory: " + ", ".join(f"{d} {fmt_bytes(b)}" for d, b in summary["peak_memory_bytes"].items()))
+        lines.append("  peak memory: " + ", ".join(f"{d} {F.nbytes(b)}" for d, b in summary["peak_memory_bytes"].items()))
     if summary["top_ops"]:
         lines.append(f"  top ops (mean share of op time over {summary['op_windows']} profiled windows): "
                      + ", ".join(f"{o['name']} {o['mean_share_pct']:.1f}%" for o in summary["top_ops"][:5]))

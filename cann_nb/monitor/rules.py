@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from .. import formatting as F
+
 MiB = 1 << 20
 
 
@@ -95,10 +97,6 @@ def _anomaly(rule: str, metric: str, value, baseline, limit, message: str, **ext
             "severity": severity, "message": message, **extra}
 
 
-def _fmt_ns(ns: float) -> str:
-    return f"{ns / 1e6:.3f} ms"
-
-
 def evaluate(window: dict, base: dict, recent_peaks: list[dict], thresholds: dict) -> list[dict]:
     """Anomalies of ``window`` (a window summary) against ``base`` (Baseline.stats())."""
     out: list[dict] = []
@@ -118,8 +116,8 @@ def evaluate(window: dict, base: dict, recent_peaks: list[dict], thresholds: dic
                     b + th["min_abs_ns"])
         if v > limit:
             out.append(_anomaly(rid, f"latency_{key}", v, b, limit,
-                                f"{key.upper()} latency {_fmt_ns(v)} vs baseline {_fmt_ns(b)} "
-                                f"(+{100 * (v / b - 1):.0f} %, limit {_fmt_ns(limit)})"))
+                                f"{key.upper()} latency {F.ns(v)} vs baseline {F.ns(b)} "
+                                f"(+{100 * (v / b - 1):.0f} %, limit {F.ns(limit)})"))
     shares = {o["name"]: o["share_pct"] for o in window.get("top_ops") or []}
     base_shares = base.get("op_shares") or {}
     if shares and base.get("op_windows", 0):

@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..widgets.static import fmt_bytes, fmt_ns
+from .. import formatting as F
 
 CELL_PREVIEW_LINES = 40
 
@@ -70,7 +70,7 @@ def when(profile) -> list[tuple[str, str]]:
         items = [("recorded", t0_text), ("imported", _s(meta.get("created")))]
     else:
         items = [("recorded", _s(meta.get("created"))), ("clock origin (t0)", t0_text)]
-    items.append(("end-to-end", fmt_ns(profile.wall_ns)))
+    items.append(("end-to-end", F.ns(profile.wall_ns)))
     if meta.get("stored_at"):
         items.append(("stored at", _s(meta["stored_at"])))
     return [(k, v) for k, v in items if v]
@@ -91,7 +91,7 @@ def where(profile) -> list[tuple[str, str]]:
         cpu += f", {env['cpu_count']} cores" if cpu else f"{env['cpu_count']} cores"
     items.append(("cpu", cpu))
     if isinstance(env.get("memory_total_bytes"), (int, float)):
-        items.append(("memory", fmt_bytes(env["memory_total_bytes"])))
+        items.append(("memory", F.nbytes(env["memory_total_bytes"])))
     devices = meta.get("devices")
     if isinstance(devices, list) and devices:
         items.append(("devices", "; ".join(_device_text(d) for d in devices[:16])
@@ -154,30 +154,6 @@ def _short(v, limit: int = 300) -> str:
     return s if len(s) <= limit else s[: limit - 1] + "…"
 
 
-def utilization(profile, devices: dict) -> list[dict]:
-    """Utilisation per device: busy share of the end-to-end time (from the events), and the mean/max of
-    every sampled utilisation counter (CPU, GPU/NPU) over the run."""
-    wall = max(int(profile.wall_ns), 1)
-    rows = []
-    for dev, d in devices.items():
-        busy = d.get("busy_ns")
-        if busy is not None:
-            rows.append({"device": str(dev), "what": "busy (from events)", "mean_pct": 100.0 * busy / wall,
-                         "max_pct": None, "samples": None})
-    ctr = profile.counters
-    if len(ctr):
-        metric = ctr["metric"].astype(str)
-        util = ctr[metric.str.contains("util", case=False).to_numpy()
-                   & ~metric.str.startswith("cpu_util:core ").to_numpy()]
-        for (src, m), g in util.groupby(["source", "metric"], observed=True, sort=True):
-            v = g["value"].to_numpy(dtype=np.float64)
-            v = v[np.isfinite(v)]
-            if len(v):
-                rows.append({"device": str(src), "what": str(m), "mean_pct": float(v.mean()),
-                             "max_pct": float(v.max()), "samples": int(len(v))})
-    return rows
-
-
 def display_notes(profile, state: dict, baseline_state: dict | None = None) -> list[str]:
     """What the page shows of the profile, in words: events left out, series and tables cut, merging."""
     notes = []
@@ -185,7 +161,7 @@ def display_notes(profile, state: dict, baseline_state: dict | None = None) -> l
     n_total, hidden = int(tl.get("n_total", len(profile.events)) or 0), int(tl.get("hidden", 0) or 0)
     if hidden:
         notes.append(f"The timeline holds {n_total - hidden:,} of {n_total:,} events: the {hidden:,} shortest "
-                     f"(under {fmt_ns(tl.get('hidden_below_ns', 0))}) were left out to keep the file small. "
+                     f"(under {F.ns(tl.get('hidden_below_ns', 0))}) were left out to keep the file small. "
                      "The tables, findings and charts are computed from all events.")
     elif n_total:
         notes.append(f"The timeline holds all {n_total:,} events.")
@@ -213,5 +189,5 @@ def display_notes(profile, state: dict, baseline_state: dict | None = None) -> l
 
 
 def peak_rows(peaks: dict) -> list[tuple[str, str]]:
-    return [(str(dev), fmt_bytes(b)) for dev, b in peaks.items()
+    return [(str(dev), F.nbytes(b)) for dev, b in peaks.items()
             if isinstance(b, (int, float, np.integer, np.floating)) and math.isfinite(float(b))]

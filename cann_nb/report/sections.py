@@ -13,7 +13,7 @@ import math
 from html import escape
 
 from . import facts
-from ..widgets.static import fmt_bytes, fmt_ns
+from .. import formatting as F
 
 TOP_HOTSPOTS = 30
 META_STR_LIMIT = 2000
@@ -63,7 +63,7 @@ def header(profile, title: str, baseline=None) -> str:
         w["kind"], w["kind"] or "profile")
     recorded = dict(facts.when(profile)).get("recorded", "")
     sub = [kind, f"recorded {recorded}" if recorded else "",
-           f"on {host}" if host else "", f"end-to-end {fmt_ns(profile.wall_ns)}"]
+           f"on {host}" if host else "", f"end-to-end {F.ns(profile.wall_ns)}"]
     parts = [
         '<header class="rpt-head" id="top">',
         f'<div class="rpt-kicker">cann_nb {"comparison" if baseline is not None else "profile"} report</div>',
@@ -74,7 +74,7 @@ def header(profile, title: str, baseline=None) -> str:
         parts.append(f'<div class="rpt-error">error: {e(w["error"])}</div>')
     if baseline is not None:
         parts.append(f'<div class="rpt-sub">compared against baseline <b>{e(baseline.name or "baseline")}</b>'
-                     f' (end-to-end {e(fmt_ns(baseline.wall_ns))}, recorded {e(baseline.meta.get("created") or "?")})</div>')
+                     f' (end-to-end {e(F.ns(baseline.wall_ns))}, recorded {e(baseline.meta.get("created") or "?")})</div>')
     parts.append('<div class="rpt-head-grid">')
     parts.append('<div><h3>What</h3>' + _dl([("profile", w["name"]), *w["items"]]) + "</div>")
     parts.append('<div><h3>When</h3>' + _dl(facts.when(profile)) + "</div>")
@@ -106,12 +106,12 @@ def nav(has_comparison: bool, has_events: bool) -> str:
 
 
 # -- overview ---------------------------------------------------------------------------------------
-def overview(profile, summary: dict, findings: list[dict], notes: list[str]) -> str:
-    devices = summary.get("devices") or {}
-    peaks = summary.get("peak_memory_bytes") or {}
-    gains = [_num(f.get("est_gain_ns")) for f in findings]
-    known = [g for g in gains if g]
-    top_gain = max(known) if known else None
+def overview(profile, ov: dict, notes: list[str]) -> str:
+    """The overview cards and tables: ``ov`` is the ProfileView's overview payload (analyze.api.overview's
+    figures, JSON-safe); nothing here computes a figure."""
+    devices = ov.get("devices") or {}
+    peaks = ov.get("peak_memory") or {}
+    shares = ov.get("shares") or {}
 
     def card(label, value, sub=""):
         return (f'<div class="rpt-card"><div class="rpt-card-label">{e(label)}</div>'
@@ -119,35 +119,31 @@ def overview(profile, summary: dict, findings: list[dict], notes: list[str]) -> 
 
     peak_vals = [(d, _num(b)) for d, b in peaks.items() if _num(b) is not None]
     peak_max = max(peak_vals, key=lambda x: x[1]) if peak_vals else None
-    busiest = max(((d, v.get("busy_ns", 0) or 0) for d, v in devices.items() if d not in ("cpu", "host")),
-                  key=lambda x: x[1], default=None)
-    wall = max(int(profile.wall_ns), 1)
+    busiest = max(((d, v) for d, v in devices.items() if d != "cpu"), key=lambda x: x[1]["busy_ns"], default=None)
+    best, best_pct = _num(ov.get("best_gain_ns")), _num(ov.get("best_gain_pct"))
     cards = [
-        card("end-to-end", fmt_ns(profile.wall_ns), profile.status),
-        card("events", f"{len(profile.events):,}",
-             f"{len(profile.memory):,} memory rows · {len(profile.counters):,} counter samples"),
-        card("peak memory", fmt_bytes(peak_max[1]) if peak_max else "–", peak_max[0] if peak_max else "not recorded"),
-        card("device utilisation", f"{100 * busiest[1] / wall:.0f} %" if busiest else "–",
-             f"{busiest[0]} busy share of end-to-end" if busiest else "no accelerator in this profile"),
-        card("findings", str(len(findings)),
-             f"largest estimated gain {fmt_ns(top_gain)} ({100 * top_gain / wall:.0f} %)" if top_gain else ""),
+        card("end-to-end", F.ns(ov["wall_ns"]), ov.get("status") or profile.status),
+        card("events", f"{ov.get('events', 0):,}",
+             f"{ov.get('memory_rows', 0):,} memory rows · {ov.get('counter_rows', 0):,} counter samples"),
+        card("peak memory", F.nbytes(peak_max[1]) if peak_max else "–", peak_max[0] if peak_max else "not recorded"),
+        card("device utilisation", _pct(busiest[1]["busy_pct"]) if busiest else "–",
+             f"{busiest[0]} busy, share of end-to-end" if busiest else "no accelerator in this profile"),
+        card("findings", str(ov.get("n_findings", 0)),
+             f"largest estimated gain {F.ns(best)}" + (f" ({best_pct:.0f} % of end-to-end)" if best_pct is not None else "")
+             if best else ""),
     ]
-    rows = []
-    for dev, d in devices.items():
-        busy = d.get("busy_ns") or 0
-        rows.append([dev, fmt_ns(busy), f"{100 * busy / wall:.1f} %", fmt_ns(d.get("idle_ns")),
-                     fmt_ns(d.get("compute_ns")), fmt_ns(d.get("communication_ns")), fmt_ns(d.get("memcpy_ns"))])
-    util = facts.utilization(profile, devices)
-    util_rows = [[u["device"], u["what"], _pct(u["mean_pct"]), _pct(u["max_pct"]) if u["max_pct"] is not None else "–",
-                  f"{u['samples']:,}" if u["samples"] else "–"] for u in util]
+    rows = [[dev, F.ns(d["busy_ns"]), _pct(d["busy_pct"]), F.ns(d["idle_ns"]), F.ns(d["compute_ns"]),
+             F.ns(d["communication_ns"]), F.ns(d["memcpy_ns"])] for dev, d in devices.items()]
+    util_rows = [[u["device"], u["measure"], _pct(u["mean_pct"]), _pct(u["max_pct"]) if u["max_pct"] is not None else "–",
+                  f"{u['samples']:,}" if u["samples"] else "–"] for u in ov.get("utilization") or []]
     parts = ['<section class="rpt-sec" id="overview"><h2>Overview</h2>',
              '<div class="rpt-cards">' + "".join(cards) + "</div>",
              '<div class="rpt-cols">',
              "<div><h3>Time per device</h3>"
              + (_table(["device", "busy", "busy share", "idle", "compute", "communication", "memcpy"], rows,
                        right=range(1, 7)) if rows else '<p class="rpt-muted">No timed events.</p>')
-             + '<p class="rpt-muted rpt-small">busy: union of the device\'s tasks (host: of its top-level spans), '
-               "share of the end-to-end time; compute/communication/memcpy: the same union per kind.</p></div>",
+             + '<p class="rpt-muted rpt-small">busy = compute + communication + memcpy, each instant counted once '
+               f"(compute first); {e(shares.get('devices', ''))}.</p></div>",
              "<div><h3>Peak memory</h3>"
              + (_table(["device", "peak"], facts.peak_rows(peaks), right=[1]) if peaks
                 else '<p class="rpt-muted">No memory events or RSS samples were recorded.</p>')
@@ -163,12 +159,9 @@ def overview(profile, summary: dict, findings: list[dict], notes: list[str]) -> 
 
 
 # -- comparison -------------------------------------------------------------------------------------
-def comparison(cmp, error: str = "") -> str:
+def comparison(cmp) -> str:
+    """The comparison's summary: ``cmp`` is the Comparison (analyze.comparison) the diff view shows too."""
     parts = ['<section class="rpt-sec" id="comparison-summary"><h2>Comparison</h2>']
-    if cmp is None:
-        parts.append(f'<p class="rpt-muted">The comparison summary is unavailable ({e(error)}); '
-                     "the per-op deltas below are computed from the hotspots.</p></section>")
-        return "".join(parts)
     base, new = cmp.base, cmp.new
     x = cmp.e2e
     delta = _num(x.get("delta_ns")) or 0.0
@@ -177,8 +170,8 @@ def comparison(cmp, error: str = "") -> str:
     verdict = x.get("verdict") or ""
     parts.append(
         f'<p class="rpt-verdict"><b>{e(base.name or "baseline")}</b> → <b>{e(new.name or "this profile")}</b>: '
-        f'end-to-end{e(per)} {e(fmt_ns(x.get("base_ns")))} → {e(fmt_ns(x.get("new_ns")))} '
-        f'<span class="rpt-{cls}">({e(("+" if delta > 0 else "−" if delta < 0 else "±") + fmt_ns(abs(delta)))}, '
+        f'end-to-end{e(per)} {e(F.ns(x.get("base_ns")))} → {e(F.ns(x.get("new_ns")))} '
+        f'<span class="rpt-{cls}">({e(("+" if delta > 0 else "−" if delta < 0 else "±") + F.ns(abs(delta)))}, '
         f'{e(_pct(x.get("delta_pct"), signed=True))})</span> · {e(verdict)}</p>')
     b = cmp.buckets("name")
     parts.append('<p class="rpt-muted">ops by name: ' + e(", ".join(f"{v} {k}" for k, v in b.items())) + "</p>")
@@ -189,8 +182,8 @@ def comparison(cmp, error: str = "") -> str:
         df = cmp.table("name", bucket).head(10)
         if not len(df):
             continue
-        rows = [[r["name"], r["cat"], fmt_ns(r["base_total_ns"]), fmt_ns(r["new_total_ns"]),
-                 ("+" if (_num(r["delta_ns"]) or 0) > 0 else "") + fmt_ns(r["delta_ns"]), _pct(r["delta_pct"], True),
+        rows = [[r["name"], r["cat"], F.ns(r["base_total_ns"]), F.ns(r["new_total_ns"]),
+                 ("+" if (_num(r["delta_ns"]) or 0) > 0 else "") + F.ns(r["delta_ns"]), _pct(r["delta_pct"], True),
                  "–" if _num(r["p_value"]) is None else f"{float(r['p_value']):.3g}"]
                 for r in df.to_dict("records")]
         parts.append(f"<div><h3>{e(bucket)} ({b.get(bucket, len(df))})</h3>"
@@ -204,7 +197,7 @@ def comparison(cmp, error: str = "") -> str:
             f'<li><span class="rpt-tag">{e(k)}</span> [{e(f.get("rule"))}] {e(f.get("title"))}</li>'
             for k, f in items[:30]) + "</ul>")
     if len(cmp.memory):
-        rows = [[r.device, fmt_bytes(r.base_peak_bytes), fmt_bytes(r.new_peak_bytes), _pct(r.delta_pct, True)]
+        rows = [[r.device, F.nbytes(r.base_peak_bytes), F.nbytes(r.new_peak_bytes), _pct(r.delta_pct, True)]
                 for r in cmp.memory.itertuples()]
         parts.append("<h3>Peak memory</h3>" + _table(["device", "baseline", "this", "delta"], rows, right=[1, 2, 3]))
     parts.append(f'<p class="rpt-muted rpt-small">{e(cmp.settings.get("description", ""))}</p></section>')
@@ -216,9 +209,9 @@ def _evidence_value(key: str, v) -> str:
     """Evidence values as the suggestion panel shows them: durations, sizes and shares in units."""
     f = _num(v) if not isinstance(v, bool) else None
     if f is not None and key.endswith("ns"):
-        return fmt_ns(f)
+        return F.ns(f)
     if f is not None and key.endswith("bytes"):
-        return fmt_bytes(f)
+        return F.nbytes(f)
     if f is not None and key.endswith(("pct", "share")):
         return f"{f:.1f} %"
     if f is not None:
@@ -238,7 +231,7 @@ def static_findings(findings: list[dict], note: str = "") -> str:
     for f in findings:
         gain = _num(f.get("est_gain_ns"))
         pct = _num(f.get("est_gain_pct"))
-        gain_txt = "gain unknown" if gain is None else f"saves ~{fmt_ns(gain)}" + (f" ({pct:.1f} %)" if pct is not None else "")
+        gain_txt = "gain unknown" if gain is None else f"saves ~{F.ns(gain)}" + (f" ({pct:.1f} %)" if pct is not None else "")
         ev = f.get("evidence") or {}
         ev_txt = "; ".join(f"{k}: {_evidence_value(k, v)}" for k, v in ev.items())
         parts.append(
@@ -261,8 +254,8 @@ def static_hotspots(tables: dict) -> str:
         return "".join(parts)
     d = t["data"]
     n = min(len(d.get("name", [])), TOP_HOTSPOTS)
-    rows = [[d["name"][i], d.get("cat", [""] * n)[i], f"{d['count'][i]:,}", fmt_ns(d["self_ns"][i]),
-             fmt_ns(d["total_ns"][i]), _pct(d.get("share_pct", [None] * n)[i])] for i in range(n)]
+    rows = [[d["name"][i], d.get("cat", [""] * n)[i], f"{d['count'][i]:,}", F.ns(d["self_ns"][i]),
+             F.ns(d["total_ns"][i]), _pct(d.get("share_pct", [None] * n)[i])] for i in range(n)]
     parts.append(f'<p class="rpt-muted rpt-small">top {n} of {t.get("total_rows", n):,} ops by self time</p>'
                  + _table(["op", "cat", "count", "self", "total", "share"], rows, right=range(2, 6)))
     parts.append("</section>")

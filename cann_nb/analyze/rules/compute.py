@@ -13,7 +13,8 @@ import pandas as pd
 from .. import classify as C
 from ..patterns import elementwise_chains, idioms
 from ..timeline import ancestor_flag
-from .base import METHOD_CP, METHOD_HEADROOM, fmt_ns, make_finding, pct, replay_gain, top_names
+from ... import formatting as F
+from .base import METHOD_CP, METHOD_HEADROOM, make_finding, pct, replay_gain, top_names
 
 I64 = np.int64
 F64_RE = re.compile(r"^(double|float64|c10::double|dt_double|torch\.float64)$", re.I)
@@ -133,7 +134,7 @@ def float64(ctx, th):
     factor = np.where(sel, factor, 1.0)
     gain, conf = _factor_gain(ctx, outer, factor)
     names = top_names(ctx, outer, 5)
-    title = f"{len(outer):,} ops compute in float64 for {fmt_ns(t)} ({pct(t, ctx.wall):.0f}% of the run)"
+    title = f"{len(outer):,} ops compute in float64 for {F.ns(t)} ({pct(t, ctx.wall):.0f}% of end-to-end)"
     yield make_finding(
         ctx, "float64", "precision", title,
         evidence={"ops": int(len(outer)), "time_ns": t, "expected_speedup": speed,
@@ -170,7 +171,7 @@ def low_precision(ctx, th):
     rows = np.flatnonzero(tasks)
     yield make_finding(
         ctx, "low_precision", "precision",
-        f"float32 matmul/conv kernels take {fmt_ns(t)} ({100 * share:.0f}% of device compute) with no 16-bit compute",
+        f"float32 matmul/conv kernels take {F.ns(t)} ({100 * share:.0f}% of device compute) with no 16-bit compute",
         evidence={"kernels": int(len(rows)), "time_ns": t, "device_compute_share": share, "expected_speedup": speed},
         ops=top_names(ctx, np.flatnonzero(ops), 5),
         suggestion=("Enable mixed precision: torch.autocast(device_type, dtype=torch.bfloat16) (torch_npu.npu.amp "
@@ -219,7 +220,7 @@ def elementwise_chain(ctx, th):
     gain, conf = _factor_gain(ctx, rows, factor)
     top = ch.iloc[0]
     t = int(ch["exec_ns"].sum())
-    title = (f"Unfused elementwise chains take {fmt_ns(t)} ({pct(t, ctx.wall):.0f}% of the run); top: "
+    title = (f"Unfused elementwise chains take {F.ns(t)} ({pct(t, ctx.wall):.0f}% of end-to-end); top: "
              f"{top['pattern']} x{int(top['count'])}")
     yield make_finding(
         ctx, "elementwise_chain", "fusion", title,
@@ -289,7 +290,7 @@ def unfused_idiom(ctx, th):
         gain, conf = _factor_gain(ctx, rows, factor)
         yield make_finding(
             ctx, "unfused_idiom", "fusion",
-            f"Unfused {r['idiom']} found {int(r['count'])} times: {fmt_ns(t)} ({pct(t, ctx.wall):.0f}% of the run)",
+            f"Unfused {r['idiom']} found {int(r['count'])} times: {F.ns(t)} ({pct(t, ctx.wall):.0f}% of end-to-end)",
             evidence={"idiom": r["idiom"], "count": int(r["count"]), "exec_ns": t, "span_ns": int(r["span_ns"]),
                       "level": level, "host_fused_share": th.get("host_fused_share")},
             ops=[r["idiom"]], suggestion=f"Use {r['fused']}.",
@@ -333,7 +334,7 @@ def layout_copies(ctx, th):
     gain, conf = replay_gain(ctx, seg_factor=ctx.replay.seg_factor_for(mask, 0.0), task_factor=tf)
     allrows = np.concatenate([host, dev])
     names = top_names(ctx, allrows, 4)
-    title = f"Layout copies (contiguous/TransData/NCHW<->NHWC) take {fmt_ns(t)} ({pct(t, ctx.wall):.0f}% of the run)"
+    title = f"Layout copies (contiguous/TransData/NCHW<->NHWC) take {F.ns(t)} ({pct(t, ctx.wall):.0f}% of end-to-end)"
     yield make_finding(
         ctx, "layout_copies", "layout", title,
         evidence={"host_ops": int(len(host)), "device_tasks": int(len(dev)), "host_time_ns": t_host,
@@ -374,7 +375,7 @@ def redundant_recompute(ctx, th):
     top_rows = sel.loc[sel["key"] == top, "row"].to_numpy()
     name = str(ctx.names(top_rows[:1])[0])
     title = (f"{name} is recomputed {int(g.loc[top, 'count'])} times with identical shapes "
-             f"({fmt_ns(t)}, {pct(t, ctx.wall):.0f}% of the run)")
+             f"({F.ns(t)}, {pct(t, ctx.wall):.0f}% of end-to-end)")
     yield make_finding(
         ctx, "redundant_recompute", "redundant", title,
         evidence={"calls": int(len(sel)), "time_ns": t, "groups": g.reset_index().head(10).to_dict("records")},
@@ -403,8 +404,8 @@ def hotspot(ctx, th):
         side = "device" if r["cat"] in ("kernel", "memcpy", "memset", "comm") else "host"
         yield make_finding(
             ctx, "hotspot", "hotspot",
-            f"{r['name']} takes {share:.0f}% of the run ({int(r['count']):,} calls, {fmt_ns(r['mean_ns'])} each on "
-            f"average, {side})",
+            f"{r['name']}: self time {F.ns(r['self_ns'])}, {share:.0f}% of end-to-end and {r['share_pct']:.0f}% of "
+            f"all {side} self time ({int(r['count']):,} calls, {F.ns(r['mean_ns'])} each on average)",
             evidence={"self_ns": int(r["self_ns"]), "total_ns": int(r["total_ns"]), "count": int(r["count"]),
                       "p50_ns": float(r["p50_ns"]), "p99_ns": float(r["p99_ns"])},
             ops=[r["name"]],
@@ -435,7 +436,7 @@ def aicpu(ctx, th):
     tf[rows] = 0.0
     gain, conf = replay_gain(ctx, task_factor=tf)
     yield make_finding(
-        ctx, "aicpu", "utilization", f"{len(rows):,} AI_CPU tasks of 20 us or more take {fmt_ns(t)}",
+        ctx, "aicpu", "utilization", f"{len(rows):,} AI_CPU tasks of 20 us or more take {F.ns(t)}",
         evidence={"tasks": int(len(rows)), "time_ns": t}, ops=top_names(ctx, rows, 5),
         suggestion=("Avoid AI CPU fallbacks: change the dtype to one the AI Core supports (float64 -> float32, "
                     "int64 -> int32 where safe) or use an equivalent op that runs on the AI Core."),
@@ -509,7 +510,7 @@ def no_bound(ctx, th):
     gain, conf = replay_gain(ctx, task_factor=f)
     yield make_finding(
         ctx, "no_bound", "utilization",
-        f"{len(rows):,} device ops of {fmt_ns(th['min_task_ns'])}+ keep every pipe under {th['ratio']:.0%} busy",
+        f"{len(rows):,} device ops of {F.ns(th['min_task_ns'])}+ keep every pipe under {th['ratio']:.0%} busy",
         evidence={"tasks": int(len(rows)), "headroom_ns": loss, "pipes": cols},
         ops=top_names(ctx, rows, 5),
         suggestion="These ops are latency-bound or under-occupied: tune them (AOE), use larger tiles/batches, or fuse "

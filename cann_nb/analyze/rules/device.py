@@ -8,7 +8,8 @@ import numpy as np
 
 from .. import classify as C
 from ..intervals import covered_within, gaps, union
-from .base import METHOD_CP, fmt_ns, make_finding, pct, replay_gain, top_names
+from ... import formatting as F
+from .base import METHOD_CP, make_finding, pct, replay_gain, top_names
 
 I64 = np.int64
 MEMCPY_NAME_RE = re.compile(r"memcpy|memset", re.I)
@@ -52,8 +53,8 @@ def device_idle(ctx, th):
         hint = {"host_wait": "the host launches work too late (Python, data loading, syncs before launches)",
                 "kernel_wait": "many short launches back to back (launch overhead)",
                 "other": "syncs, events or other streams"}.get(cause, "")
-        title = (f"{dev} is idle {pct(idle, ctx.wall):.0f}% of the run ({fmt_ns(idle)}; {len(g):,} gaps, "
-                 f"longest {fmt_ns(longest)})")
+        title = (f"{dev} is idle {pct(idle, ctx.wall):.0f}% of end-to-end ({F.ns(idle)}; {len(g):,} gaps, "
+                 f"longest {F.ns(longest)})")
         yield make_finding(
             ctx, "device_idle", "idle", title,
             evidence={"device": dev, "idle_ns": idle, "gaps": int(len(g)), "gaps_over_threshold": int(len(big)),
@@ -152,7 +153,7 @@ def syncs(ctx, th):
         count=("row", "size"), wait_ns=("wait_ns", "sum")).sort_values("wait_ns", ascending=False)
     top_site = str(sites.index[0]) if len(sites) else ""
     advice = _sync_advice(top_site)
-    title = (f"{len(rows):,} blocking syncs wait {fmt_ns(wait)} ({pct(wait, ctx.wall):.0f}% of the run); "
+    title = (f"{len(rows):,} blocking syncs wait {F.ns(wait)} ({pct(wait, ctx.wall):.0f}% of end-to-end); "
              f"most from {top_site}")
     yield make_finding(
         ctx, "syncs", "sync", title,
@@ -210,7 +211,7 @@ def syncbn(ctx, th):
         return
     t = int(ctx.dur[rows].sum())
     yield make_finding(
-        ctx, "syncbn", "sync", f"SyncBatchNorm called {len(rows):,} times ({fmt_ns(t)})",
+        ctx, "syncbn", "sync", f"SyncBatchNorm called {len(rows):,} times ({F.ns(t)})",
         evidence={"calls": int(len(rows)), "time_ns": t}, ops=top_names(ctx, rows, 2),
         suggestion="SyncBatchNorm synchronises across ranks every call: use plain BatchNorm/GroupNorm where the "
                    "per-device batch is large enough.",
@@ -248,7 +249,7 @@ def pageable_copies(ctx, th):
     unblock[calls] = True
     gain, conf = replay_gain(ctx, unblock=unblock)
     n_page = int(pageable.sum())
-    title = (f"{len(rows):,} copies block the host ({n_page:,} from pageable memory): {fmt_ns(host_blocked)} "
+    title = (f"{len(rows):,} copies block the host ({n_page:,} from pageable memory): {F.ns(host_blocked)} "
              f"of host time in the copy calls")
     yield make_finding(
         ctx, "pageable_copies", "transfer", title,
@@ -272,7 +273,7 @@ def sync_copies(ctx, th):
     unblock[rows] = True
     gain, conf = replay_gain(ctx, unblock=unblock)
     yield make_finding(
-        ctx, "sync_copies", "transfer", f"{len(rows):,} synchronous copy calls block the host for {fmt_ns(t)}",
+        ctx, "sync_copies", "transfer", f"{len(rows):,} synchronous copy calls block the host for {F.ns(t)}",
         evidence={"calls": int(len(rows)), "time_ns": t}, ops=top_names(ctx, rows, 3),
         suggestion="Use the asynchronous copy (non_blocking=True with pinned memory / cudaMemcpyAsync, "
                    "aclrtMemcpyAsync) and synchronise once where the data is needed.",
@@ -317,7 +318,7 @@ def small_copies(ctx, th):
     unblock = mask.copy()
     gain, conf = replay_gain(ctx, seg_factor=rep.seg_factor_for(mask, 0.0), task_factor=task_factor, unblock=unblock)
     title = (f"{len(rows):,} small copies (< {th['small_bytes'] // 1024} KB, median "
-             f"{np.median(nbytes[small]) / 1024:.1f} KB) take {fmt_ns(t)} on the device and {fmt_ns(host_t)} "
+             f"{np.median(nbytes[small]) / 1024:.1f} KB) take {F.ns(t)} on the device and {F.ns(host_t)} "
              f"of launch calls")
     yield make_finding(
         ctx, "small_copies", "transfer", title,
@@ -351,7 +352,7 @@ def exposed_transfers(ctx, th):
     tf = np.ones(ctx.n)
     tf[copies] = 1.0 - exposed / np.maximum(ctx.dur[copies], 1)
     gain, conf = replay_gain(ctx, task_factor=tf)
-    title = f"Host<->device copies run {fmt_ns(tot)} ({pct(tot, ctx.wall):.0f}% of the run) without overlapping compute"
+    title = f"Host<->device copies run {F.ns(tot)} ({pct(tot, ctx.wall):.0f}% of end-to-end) without overlapping compute"
     yield make_finding(
         ctx, "exposed_transfers", "transfer", title,
         evidence={"copies": int(len(copies)), "exposed_ns": tot, "copy_time_ns": int(ctx.dur[copies].sum())},
@@ -383,8 +384,8 @@ def exposed_communication(ctx, th):
     tf[comm] = 1.0 - exposed / np.maximum(ctx.dur[comm], 1)
     gain, conf = replay_gain(ctx, task_factor=tf)
     overlap = 100.0 * (1 - tot / max(int(ctx.dur[comm].sum()), 1))
-    title = (f"Communication takes {fmt_ns(total_comm)} ({pct(total_comm, ctx.wall):.0f}% of the run), "
-             f"{fmt_ns(tot)} of it not overlapped with compute ({overlap:.0f}% overlap)")
+    title = (f"Communication takes {F.ns(total_comm)} ({pct(total_comm, ctx.wall):.0f}% of end-to-end), "
+             f"{F.ns(tot)} of it not overlapped with compute ({overlap:.0f}% overlap)")
     yield make_finding(
         ctx, "exposed_communication", "communication", title,
         evidence={"comm_ns": int(total_comm), "exposed_ns": tot, "overlap_pct": overlap},
@@ -410,7 +411,7 @@ def allocator_calls(ctx, th):
     gain, conf = replay_gain(ctx, seg_factor=ctx.replay.seg_factor_for(mask, 0.0))
     yield make_finding(
         ctx, "allocator_calls", "memory",
-        f"{len(rows):,} device allocator calls take {fmt_ns(t)} ({fmt_ns(t / n_steps)} per step)",
+        f"{len(rows):,} device allocator calls take {F.ns(t)} ({F.ns(t / n_steps)} per step)",
         evidence={"calls": int(len(rows)), "time_ns": t, "steps": n_steps}, ops=top_names(ctx, rows, 3),
         suggestion=("Let the caching allocator reuse memory: avoid torch.cuda.empty_cache()/npu.empty_cache() in "
                     "the loop, set PYTORCH_CUDA_ALLOC_CONF / PYTORCH_NPU_ALLOC_CONF=expandable_segments:True, keep "

@@ -10,7 +10,8 @@ import pandas as pd
 
 from .. import classify as C
 from ..timeline import UNTRACKED, owner_label_codes
-from .base import (METHOD_CP, METHOD_HEADROOM, fmt_ns, make_finding, pct, replay_gain, top_names)
+from ... import formatting as F
+from .base import (METHOD_CP, METHOD_HEADROOM, make_finding, pct, replay_gain, top_names)
 
 I64 = np.int64
 LINE_RE = re.compile(r" line \d+: ")
@@ -115,8 +116,8 @@ def small_ops(ctx, th):
         what = "tiny ops"
         sugg = ("Vectorise: operate on whole tensors instead of element by element (index/scalar ops in a "
                 "Python loop); on an accelerator also fuse or capture the loop (torch.compile, CUDA graphs).")
-    title = (f"{n_ops:,} {what} of {fmt_ns(mean)} on average run back to back for {fmt_ns(region)} "
-             f"({pct(region, ctx.wall):.0f}% of the run)")
+    title = (f"{n_ops:,} {what} of {F.ns(mean)} on average run back to back for {F.ns(region)} "
+             f"({pct(region, ctx.wall):.0f}% of end-to-end)")
     yield make_finding(
         ctx, "small_ops", "launch_overhead", title,
         evidence={"ops": n_ops, "runs": int(len(runs)), "region_ns": region, "mean_op_ns": mean,
@@ -191,15 +192,15 @@ def python_gaps(ctx, th):
     after_names = top_names(ctx, after[after >= 0], 3, weight=gdur[after >= 0])
     if input_share >= 0.5:
         cat, rid = "input_pipeline", "python_inputs"
-        title = (f"Inputs are built in Python: {fmt_ns(total)} ({pct(total, ctx.wall):.0f}% of the run) of "
-                 f"Python work before tensor creation ({n} stretches, longest {fmt_ns(longest)})")
+        title = (f"Inputs are built in Python: {F.ns(total)} ({pct(total, ctx.wall):.0f}% of end-to-end) of "
+                 f"Python work before tensor creation ({n} stretches, longest {F.ns(longest)})")
         sugg = ("Build inputs with vectorised operations, once: convert whole arrays (torch.from_numpy, "
                 "torch.as_tensor on an ndarray) instead of list comprehensions per step, move constant "
                 "preprocessing out of the loop, or prepare batches in a DataLoader with workers.")
     else:
         cat, rid = "host_bound", "python_gaps"
-        title = (f"{fmt_ns(total)} ({pct(total, ctx.wall):.0f}% of the run) is Python between framework ops "
-                 f"({n} stretches of {fmt_ns(th['gap_ns'])} or more, longest {fmt_ns(longest)})")
+        title = (f"{F.ns(total)} ({pct(total, ctx.wall):.0f}% of end-to-end) is Python between framework ops "
+                 f"({n} stretches of {F.ns(th['gap_ns'])} or more, longest {F.ns(longest)})")
         sugg = ("Find the Python work between the ops (profile with --stack or the Python tracer): move it out "
                 "of the loop, vectorise it, or overlap it with device work (a DataLoader with workers, a "
                 "background thread).")
@@ -229,7 +230,7 @@ def _flag_rule(ctx, th, flag: np.ndarray, rule_id: str, category: str, what: str
     rep = ctx.replay
     gain, conf = replay_gain(ctx, seg_factor=rep.seg_factor_for(mask, 0.0))
     names = top_names(ctx, outer, 3)
-    title = f"{what}: {fmt_ns(total)} ({pct(total, ctx.wall):.0f}% of the run, {len(outer)} calls)"
+    title = f"{what}: {F.ns(total)} ({pct(total, ctx.wall):.0f}% of end-to-end, {len(outer)} calls)"
     yield make_finding(ctx, rule_id, category, title, evidence={"time_ns": total, "calls": int(len(outer))},
                        ops=names, suggestion=suggestion, gain_ns=gain, method=METHOD_CP, confidence=conf * 0.8,
                        rows=outer, affected_ns=total)
@@ -273,8 +274,8 @@ def cold_start(ctx, th):
         return
     ops = res["ops"]
     names = ops["name"].head(5).tolist() if len(ops) else []
-    title = (f"The first step takes {fmt_ns(first)}, {first / med:.1f}x the steady-state median {fmt_ns(med)} "
-             f"({fmt_ns(extra)} extra, {pct(extra, ctx.wall):.0f}% of the run)")
+    title = (f"The first step takes {F.ns(first)}, {first / med:.1f}x the steady-state median {F.ns(med)} "
+             f"({F.ns(extra)} extra, {pct(extra, ctx.wall):.0f}% of end-to-end)")
     st = ctx.steps
     rows = np.flatnonzero((ctx.start >= st["start_ns"].iloc[0]) & (ctx.start < st["end_ns"].iloc[0]))
     yield make_finding(

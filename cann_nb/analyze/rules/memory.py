@@ -6,19 +6,11 @@ import numpy as np
 
 from .. import classify as C
 from ..memory import fragmentation, memory_churn, memory_growth, peak_memory
-from .base import METHOD_CP, fmt_ns, make_finding, pct, replay_gain, top_names
+from ... import formatting as F
+from .base import METHOD_CP, make_finding, pct, replay_gain, top_names
 from .compute import ALLOC_OP_RE, _outer, _tasks_of, _time_of
 
 I64 = np.int64
-
-
-def _fmt_bytes(b: float) -> str:
-    b = float(b)
-    for unit in ("B", "KB", "MB", "GB", "TB"):
-        if abs(b) < 1024 or unit == "TB":
-            return f"{b:.0f} {unit}" if unit == "B" else f"{b:.1f} {unit}"
-        b /= 1024
-    return f"{b:.1f} TB"
 
 
 def alloc_churn(ctx, th):
@@ -61,9 +53,9 @@ def alloc_churn(ctx, th):
             ev["mean_alloc_bytes"] = float(mem["delta_bytes"].to_numpy()[hit].mean())
     if len(churn):
         ev["churn"] = churn.to_dict("records")
-    size = f", {_fmt_bytes(ev['mean_alloc_bytes'])} each" if "mean_alloc_bytes" in ev else ""
-    title = (f"{len(rows):,} fresh tensors allocated and filled in the loop{size}: {fmt_ns(t)} "
-             f"({pct(t, ctx.wall):.0f}% of the run)")
+    size = f", {F.nbytes(ev['mean_alloc_bytes'])} each" if "mean_alloc_bytes" in ev else ""
+    title = (f"{len(rows):,} fresh tensors allocated and filled in the loop{size}: {F.ns(t)} "
+             f"({pct(t, ctx.wall):.0f}% of end-to-end)")
     yield make_finding(
         ctx, "alloc_churn", "memory", title, evidence=ev, ops=top_names(ctx, rows, 4),
         suggestion=("Allocate once before the loop and reuse the buffer: write results with out= "
@@ -95,7 +87,7 @@ def memory_peak(ctx, th):
         if share < th["pct_of_capacity"]:
             continue
         yield make_finding(
-            ctx, "memory_peak", "memory", f"{dev} peaks at {_fmt_bytes(peak)}, {share:.0f}% of its {_fmt_bytes(cap)}",
+            ctx, "memory_peak", "memory", f"{dev} peaks at {F.nbytes(peak)}, {share:.0f}% of its {F.nbytes(cap)}",
             evidence={"device": dev, "peak_bytes": peak, "capacity_bytes": cap, "pct": share},
             suggestion=("Lower the peak: activation checkpointing, mixed precision (bf16), a smaller micro-batch "
                         "with gradient accumulation, freeing references to large intermediates early."))
@@ -111,7 +103,7 @@ def memory_growth_rule(ctx, th):
         yield make_finding(
             ctx, "memory_growth", "memory",
             f"{dev}: allocated memory grows {s['growth_pct']:.0f}% over {s['steps']} steps "
-            f"(+{_fmt_bytes(s['slope_bytes_per_step'])} per step)",
+            f"(+{F.nbytes(s['slope_bytes_per_step'])} per step)",
             evidence={"device": dev, **s},
             suggestion=("Look for references kept across steps: losses appended without .item()/.detach(), "
                         "growing lists or caches, tensors stored on self; check with the memory timeline."))
@@ -124,7 +116,7 @@ def fragmentation_rule(ctx, th):
             continue
         yield make_finding(
             ctx, "fragmentation", "memory",
-            f"{dev}: {f['fragmentation_pct']:.0f}% of the {_fmt_bytes(f['reserved_bytes'])} reserved is not allocated "
+            f"{dev}: {f['fragmentation_pct']:.0f}% of the {F.nbytes(f['reserved_bytes'])} reserved is not allocated "
             "at the peak",
             evidence={"device": dev, **f},
             suggestion=("Reduce fragmentation: PYTORCH_CUDA_ALLOC_CONF / PYTORCH_NPU_ALLOC_CONF="
