@@ -14,6 +14,30 @@ from .frontends.api import Profiler, start_continuous_monitoring, stop_continuou
 from .collect.custom_metrics import add_custom_metric, remove_custom_metric
 
 
+def _register_views() -> None:
+    """The view layer's renderers for Profile and Comparison (model.register_renderer). Each imports
+    its module on first use: widgets pull in anywidget and bokeh, which a CLI run never needs."""
+    from importlib import import_module
+
+    from .model import register_renderer
+
+    def lazy(module: str, function: str):
+        return lambda *args, **kwargs: getattr(import_module(module, __name__), function)(*args, **kwargs)
+
+    for kind, (module, function) in {
+        "profile.bundle": (".widgets.display", "display_bundle"),
+        "profile.show": (".widgets.display", "show"),
+        "profile.text": (".widgets.static", "summary_text"),
+        "profile.report": (".report", "write_report"),
+        "comparison.bundle": (".widgets.display", "comparison_bundle"),
+        "comparison.text": (".widgets.static", "comparison_text"),
+    }.items():
+        register_renderer(kind, lazy(module, function))
+
+
+_register_views()
+
+
 def load_ipython_extension(ipython):
     from .frontends.magic import load_ipython_extension as _load
 
@@ -33,12 +57,21 @@ def load_session(path=None):
     return Session(path)
 
 
-def load(path, name=None, **options):
-    """A Profile from a stored profile directory or any importable trace or folder; a ProfileGroup
-    (rank -> Profile) for a folder of ranks. ``options``: workers, progress (multi-rank imports)."""
-    from .ingest.load import load as _load
+def load(path, name=None, *, store=None, **options):
+    """A Profile from a stored profile directory, any importable trace or folder, or a name in the store
+    (``NAME``, ``NAME@k``, ``GROUP/rank=N``; ``store`` default $CANN_NB_DIR or ./profile_results); a
+    ProfileGroup (rank -> Profile) for a folder of ranks or a stored group. ``name`` renames the result;
+    ``options``: workers, progress (multi-rank imports)."""
+    from pathlib import Path
 
-    return _load(path, name=name, **options)
+    from .ingest.load import load as _load, resolve
+
+    if isinstance(path, (str, Path)) and Path(path).expanduser().exists():
+        return _load(Path(path).expanduser(), name=name, **options)
+    got = resolve(path, store, group_ok=True)
+    if name:
+        got.meta["name"] = name
+    return got
 
 
 def step() -> None:
@@ -51,12 +84,13 @@ def step() -> None:
     mark_step()
 
 
-def compare(base, new, **kwargs):
-    """Compare two profiles (Profiles, store names or paths): ``base`` before, ``new`` after.
-    See ``cann_nb.analyze.comparison`` for the columns, buckets and the significance test."""
-    from .analyze.comparison import compare as _compare
+def compare(base, new, *, store=None, record=None, **options):
+    """Compare two profiles (Profiles, paths, or names in ``store``: NAME, NAME@k, GROUP/rank=N): ``base``
+    before, ``new`` after. Resolved findings go to the track record of the base's store (``record=False``:
+    not). See ``cann_nb.analyze.comparison`` for the columns, buckets and the significance test."""
+    from .frontends.compare import compare as _compare
 
-    return _compare(base, new, **kwargs)
+    return _compare(base, new, store=store, record=record, **options)
 
 
 __all__ = [

@@ -225,6 +225,26 @@ def new_meta(name: str = "", **fields) -> dict:
     return meta
 
 
+# -- how profiles and comparisons show themselves -----------------------------------------------------
+# The data and analysis layers never import a view. The view layer registers its renderers here by
+# kind ("profile.bundle", "profile.text", "profile.show", "profile.report", "comparison.bundle",
+# "comparison.text"); cann_nb/__init__.py wires widgets/ and report/ in, imported on first use.
+_RENDERERS: dict[str, Any] = {}
+
+
+def register_renderer(kind: str, fn) -> None:
+    """Make ``fn(obj, *args, **kwargs)`` the renderer of ``kind`` (the view layer calls this)."""
+    _RENDERERS[kind] = fn
+
+
+def render(kind: str, obj, *args, **kwargs):
+    """Render ``obj`` with the renderer registered for ``kind``."""
+    fn = _RENDERERS.get(kind)
+    if fn is None:
+        raise LookupError(f"no renderer for {kind!r} is registered (cann_nb/__init__.py registers the views)")
+    return fn(obj, *args, **kwargs)
+
+
 class Profile:
     """One run of a cell, a script, or one imported trace.
 
@@ -298,7 +318,7 @@ class Profile:
             raise ProfileValidationError(f"profile {self.name!r}: " + "; ".join(problems))
         return self
 
-    # -- views (thin delegations; the work lives in analyze/ and report/) -------------------
+    # -- analysis (the work lives in analyze/) --------------------------------------------------
     def hotspots(self, by: str = "name", **kwargs) -> pd.DataFrame:
         from .analyze.hotspots import hotspots
 
@@ -323,36 +343,27 @@ class Profile:
 
         return compare(self, other, **kwargs)
 
-    def show(self) -> None:
-        """The tabbed interactive view (Overview, Timeline, Hotspots, Suggestions, Memory)."""
-        from .widgets import show
-
-        show(self)
-
-    def to_html(self, path, **kwargs):
-        """Write a self-contained HTML report that opens offline (see cann_nb.report.write_report)."""
-        from .report import write_report
-
-        return write_report(self, path, **kwargs)
-
     def to_chrome_trace(self, path) -> None:
         """Write a Chrome-trace JSON (.json or .json.gz) that Perfetto UI and chrome://tracing open."""
         from .ingest.chrome_export import write_chrome_trace
 
         write_chrome_trace(self, path)
 
+    # -- views (renderers registered by the view layer, see register_renderer) ----------------
+    def show(self) -> None:
+        """The tabbed interactive view (Overview, Timeline, Hotspots, Suggestions, Memory)."""
+        render("profile.show", self)
+
+    def to_html(self, path, **kwargs):
+        """Write a self-contained HTML report that opens offline (see cann_nb.report.write_report)."""
+        return render("profile.report", self, path, **kwargs)
+
     def summary_text(self) -> str:
-        from .widgets.static import summary_text
-
-        return summary_text(self)
-
-    def _repr_html_(self) -> str:
-        from .widgets.static import summary_html
-
-        return summary_html(self)
+        return render("profile.text", self)
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        return {"text/plain": self.summary_text(), "text/html": self._repr_html_()}
+        """The interactive view with its text/plain and static text/html fallbacks (a cell's last value)."""
+        return render("profile.bundle", self)
 
     def __repr__(self) -> str:
         return (f"<Profile {self.name!r} status={self.status} events={len(self.events)} "

@@ -1,6 +1,7 @@
 // Suggestion panel: the advisor's findings by estimated gain. A click shows the finding's evidence events
 // on the timeline (highlight + zoom to them) and marks its ops in the hotspot table.
 
+import { gainText } from "./overview.js";
 import { h, clear, fmtNs, fmtCount, fmtBytes } from "./dom.js";
 
 function fmtEvidence(key, v) {
@@ -39,8 +40,7 @@ export class FindingsPanel {
   render() {
     const list = clear(this.list);
     this.findings.forEach((f, k) => {
-      const gain = f.est_gain_ns === null || f.est_gain_ns === undefined ? "gain unknown"
-        : `saves ~${fmtNs(f.est_gain_ns)}` + (f.est_gain_pct !== null && f.est_gain_pct !== undefined ? ` (${f.est_gain_pct.toFixed(1)} %)` : "");
+      const gain = gainText(f);
       const card = h("div", { class: "cnb-finding" + (k === this.selected ? " selected" : ""), tabindex: "0",
         role: "button", "data-index": String(k), onclick: () => this.select(k),
         onkeydown: (e) => { if (e.key === "Enter") this.select(k); } },

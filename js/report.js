@@ -46,7 +46,7 @@ export function buildReport(model, root, { data, base, evidence, onTimeline }) {
   if (diff && diff.names && base && data) {
     diffView = new DiffView(diff, base, data);
     sections.push(section("comparison", "Per-op change and both timelines",
-      `${diff.names[0]} (baseline) → ${diff.names[1]}: self time per op, slower in red, faster in green; ` +
+      `${diff.names[0]} (baseline) → ${diff.names[1]}: total time per op (new − base), slower in red, faster in green; ` +
       "the two timelines share one time scale", diffView.el));
   }
 

@@ -7,7 +7,7 @@ const LABELS = { name: "op", "name+shapes": "op + shapes", module: "module" };
 const COLS = [
   ["name", "op", "text"], ["shapes", "shapes", "text"], ["module", "module", "text"], ["cat", "cat", "text"],
   ["count", "count", "int"], ["self_ns", "self", "ns"], ["total_ns", "total", "ns"], ["mean_ns", "mean", "ns"],
-  ["p99_ns", "p99", "ns"], ["share_pct", "share", "pct"],
+  ["p99_ns", "p99", "ns"], ["share_pct", "share of side", "pct"],
 ];
 const MAX_ROWS = 400;
 
@@ -74,7 +74,8 @@ export class HotspotTable {
     const { cols, idx, data, total, shipped } = this.rows();
     clear(this.thead).appendChild(h("tr", {}, ...cols.map(([c, label, kind]) => {
       const arrow = this.sort.col === c ? (this.sort.desc ? " ▾" : " ▴") : "";
-      return h("th", { class: kind === "text" ? "" : "num", "data-col": c, title: "sort by " + label,
+      const shareOf = c === "share_pct" ? ((this.tables[this.groupBy] || {}).share_of || "") + "; " : "";
+      return h("th", { class: kind === "text" ? "" : "num", "data-col": c, title: shareOf + "sort by " + label,
         onclick: () => { this.sort = { col: c, desc: this.sort.col === c ? !this.sort.desc : kind !== "text" }; this.render(); } },
       label + arrow);
     })));

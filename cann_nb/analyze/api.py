@@ -57,12 +57,83 @@ def findings(profile, overrides: dict | None = None, only=None, errors: list | N
 def summary(profile) -> dict:
     """DESIGN.md's ``summary``: wall time, per-device busy/idle/compute/communication/memcpy, peaks."""
     from .breakdown import summary_devices
+    return {"wall_ns": int(profile.wall_ns), "devices": summary_devices(profile), "peak_memory_bytes": _peaks(profile)}
+
+
+# What each share is a share of: every view that shows a share labels it with these words.
+SHARES = {
+    "hotspots": "share_pct: the op's self time over the self time of its side (all host ops, or all device tasks)",
+    "devices": "busy_pct and the other *_pct: share of the end-to-end time (wall_ns)",
+    "findings": "est_gain_pct: share of the end-to-end time (wall_ns)",
+}
+DEVICE_KEYS = ("busy_ns", "idle_ns", "compute_ns", "communication_ns", "memcpy_ns")
+
+
+def overview(profile, findings_list=None, top_ops: int = 10) -> dict:
+    """Every figure a profile's overview shows, computed once; the notebook view, the static summary,
+    the HTML report and the CLI text render this and compute nothing themselves.
+
+    ``wall_ns``; ``devices`` {DEV: busy/idle/compute/communication/memcpy ns and their shares of the
+    end-to-end time} (the same numbers as ``analyze --json``'s ``summary.devices``); ``top_ops`` (the
+    hotspot rows); ``peak_memory_bytes``; ``utilization`` (device busy share and every sampled utilisation
+    counter: mean, max, samples); ``findings`` count and largest gain; ``shares`` (what each share is of).
+    """
+    from .breakdown import device_breakdown
+
+    wall = int(profile.wall_ns)
+    bd = device_breakdown(profile)
+    devices = {str(r["device"]): {**{k: int(r[k]) for k in DEVICE_KEYS},
+                                  **{k.replace("_ns", "_pct"): float(r[k.replace("_ns", "_pct")]) for k in DEVICE_KEYS}}
+               for r in bd.to_dict("records")}
+    fs = findings(profile) if findings_list is None else list(findings_list)
+    gains = [g for g in map(_gain, fs) if g is not None]
+    best = max(gains) if gains else None
+    return {
+        "wall_ns": wall,
+        "devices": devices,
+        "top_ops": hotspot_table(profile).head(top_ops),
+        "peak_memory_bytes": _peaks(profile),
+        "utilization": utilization_rows(profile, devices),
+        "n_findings": len(fs),
+        "best_gain_ns": best,
+        "best_gain_pct": (100.0 * best / wall) if best is not None and wall > 0 else None,
+        "shares": SHARES,
+    }
+
+
+def _gain(f) -> float | None:
+    g = f.get("est_gain_ns") if isinstance(f, dict) else f.est_gain_ns
+    return float(g) if g is not None and math.isfinite(float(g)) else None
+
+
+def utilization_rows(profile, devices: dict) -> list[dict]:
+    """Per device: the busy share of the end-to-end time (from the events), then the mean and max of
+    every sampled utilisation counter (CPU, GPU/NPU; not per core) over the run."""
+    rows = [{"device": dev, "measure": "busy (from events)", "mean_pct": d["busy_pct"], "max_pct": None,
+             "samples": None} for dev, d in devices.items()]
+    ctr = profile.counters
+    if len(ctr):
+        metric = ctr["metric"].astype(str)
+        util = ctr[metric.str.contains("util", case=False).to_numpy()
+                   & ~metric.str.startswith("cpu_util:core ").to_numpy()]
+        for (src, m), g in util.groupby(["source", "metric"], observed=True, sort=True):
+            v = g["value"].to_numpy(dtype=np.float64)
+            v = v[np.isfinite(v)]
+            if len(v):
+                rows.append({"device": str(src), "measure": str(m), "mean_pct": float(v.mean()),
+                             "max_pct": float(v.max()), "samples": int(len(v))})
+    return rows
+
+
+def _peaks(profile) -> dict:
+    from .context import context
     from .memory import peak_memory
-    return {"wall_ns": int(profile.wall_ns), "devices": summary_devices(profile),
-            "peak_memory_bytes": peak_memory(profile.memory, profile.counters)}
+
+    return context(profile).memo("peak_memory", lambda: peak_memory(profile.memory, profile.counters))
 
 
-def _hotspots(profile, by: str = "name"):
+def hotspot_table(profile, by: str = "name"):
+    """The hotspot table (``analyze.hotspots``) of a profile, computed once per profile and grouping."""
     from .context import context
     from .hotspots import hotspots
     ctx = context(profile)
@@ -70,7 +141,7 @@ def _hotspots(profile, by: str = "name"):
 
 
 def hotspot_records(profile, top: int | None = 50) -> list[dict]:
-    hs = _hotspots(profile)
+    hs = hotspot_table(profile)
     hs = hs.head(top) if top else hs
     return [{k: json_safe(r[k]) for k in HOTSPOT_KEYS} for r in hs.to_dict("records")]
 
@@ -109,9 +180,9 @@ def analyses(profile) -> dict:
     from . import breakdown, critical_path, devices, memory, patterns, steps, timeline
     return {
         "summary": summary(profile),
-        "hotspots": _hotspots(profile),
-        "hotspots_by_shapes": _hotspots(profile, "name+shapes"),
-        "hotspots_by_module": _hotspots(profile, "module"),
+        "hotspots": hotspot_table(profile),
+        "hotspots_by_shapes": hotspot_table(profile, "name+shapes"),
+        "hotspots_by_module": hotspot_table(profile, "module"),
         "device_breakdown": breakdown.device_breakdown(profile),
         "run_breakdown": breakdown.run_breakdown(profile),
         "host_breakdown": timeline.host_breakdown(profile),

@@ -135,3 +135,27 @@ def overlap(profile, device: str | None = None) -> pd.DataFrame:
 def busy_union(ctx, device: str, roles=C.DEVICE_ROLES):
     rows = ctx.device_rows(device, roles)
     return union(ctx.start[rows], ctx.end[rows])
+
+
+def busy_over_time(profile, device: str, buckets: int = 400) -> pd.DataFrame | None:
+    """Share (%) of each of ``buckets`` equal slices of the analysed window in which ``device`` runs any
+    task: the same union of tasks as the breakdown's ``busy_ns``, so the slices' busy time sums to it.
+    Columns ``t_ns`` (slice middle, profile clock), ``busy_pct``; None when the device has no task."""
+    ctx = context(profile)
+    s, e = busy_union(ctx, device)
+    if not len(s):
+        return None
+    lo, hi = ctx.window
+    s, e = clip(s, e, lo, hi)
+    edges = np.linspace(lo, hi, buckets + 1)
+    # covered length up to each edge: a cumulative sum over the disjoint, sorted intervals
+    covered_before = np.concatenate(([0.0], np.cumsum((e - s).astype(np.float64))))
+
+    def covered_until(t):
+        k = np.searchsorted(e, t, side="left")    # intervals [0, k) end at or before t ... k may contain t
+        part = np.clip(t - s[np.minimum(k, len(s) - 1)], 0, None) * (k < len(s))
+        return covered_before[k] + np.minimum(part, (e - s)[np.minimum(k, len(s) - 1)])
+
+    cover = np.diff(covered_until(edges))
+    width = max((hi - lo) / buckets, 1e-9)
+    return pd.DataFrame({"t_ns": (edges[:-1] + edges[1:]) / 2, "busy_pct": 100.0 * cover / width})

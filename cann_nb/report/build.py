@@ -20,26 +20,19 @@ from . import facts, sections
 CSS_PATH = Path(__file__).with_name("report.css")
 
 
-def _as_profile(obj, store=None):
-    from ..analyze.comparison import resolve
-    from ..model import Profile
-
-    if isinstance(obj, Profile):
-        return obj
-    return resolve(obj, store)[0]
-
-
 def _subjects(profile, against, store):
-    """(profile, baseline or None, Comparison or None) from any accepted way of naming them."""
+    """(profile, baseline or None, Comparison or None) from any accepted way of naming them (each side:
+    what ``ingest.load.resolve`` takes)."""
     from ..analyze.comparison import Comparison
+    from ..ingest.load import resolve
 
     cmp = None
     if isinstance(profile, Comparison):
         cmp, profile, against = profile, profile.new, profile.base
     elif isinstance(profile, (tuple, list)) and len(profile) == 2 and against is None:
         against, profile = profile  # (base, new), as `cann-nb report NEW --baseline BASE` passes it
-    profile = _as_profile(profile, store)
-    baseline = _as_profile(against, store) if against is not None else None
+    profile = resolve(profile, store)
+    baseline = resolve(against, store) if against is not None else None
     return profile, baseline, cmp
 
 
@@ -55,8 +48,9 @@ def _for_widgets(profile):
     return shown
 
 
-def report_state(profile, baseline=None, *, findings=None, max_events: int | None = None) -> tuple[dict, str]:
-    """(the ``report`` view's state, the advisor's note). Same payloads as ProfileView (+ the diff)."""
+def report_state(profile, comparison=None, *, findings=None, max_events: int | None = None) -> tuple[dict, str]:
+    """(the ``report`` view's state, the advisor's note): the ProfileView's payloads, plus the diff view's
+    when the report compares (``comparison``: ``analyze.comparison.compare(baseline, profile)``)."""
     from ..widgets._encode import DEFAULT_MAX_EVENTS, encode_events
     from ..widgets._tables import diff_payload
     from ..widgets.standalone import _jsonable_state, widget_state
@@ -66,28 +60,18 @@ def report_state(profile, baseline=None, *, findings=None, max_events: int | Non
     note = ""
     if findings is None:
         findings, note = default_findings(profile)
-    view = ProfileView(_for_widgets(profile), findings if findings is not None else [], max_events=max_events, charts=True)
+    view = ProfileView(_for_widgets(profile), findings, max_events=max_events, charts=True)
     state = widget_state(view)
     state["_view"] = "report"
     state["findings_note"] = note or state.get("findings_note", "")
-    for unused in ("overview", "render_stats", "tab"):
+    for unused in ("render_stats", "tab"):
         state.pop(unused, None)
-    if baseline is not None:
-        state["diff"] = diff_payload(baseline, profile)
+    if comparison is not None:
+        baseline = comparison.base
+        state["diff"] = diff_payload(comparison)
         enc = encode_events(baseline.events, baseline.memory, baseline.counters, max_events=max(max_events // 2, 1))
         state["baseline"] = _jsonable_state(enc.payload)
     return state, note
-
-
-def _comparison(baseline, profile, cmp):
-    if cmp is not None:
-        return cmp, ""
-    try:
-        from ..analyze.comparison import compare
-
-        return compare(baseline, profile, record=False), ""
-    except Exception as exc:  # noqa: BLE001 - the diff view still shows; the summary says why it is missing
-        return None, f"{type(exc).__name__}: {exc}"
 
 
 def report_html(profile, *, against=None, title: str | None = None, findings=None, max_events: int | None = None,
@@ -95,19 +79,20 @@ def report_html(profile, *, against=None, title: str | None = None, findings=Non
     """The report as one HTML string. ``profile``: a Profile, a path or a store name (or a Comparison, or a
     ``(baseline, profile)`` pair); ``against``: the baseline to compare with (same forms)."""
     from .. import __version__ as version
-    from ..analyze.api import summary
+    from ..analyze.comparison import compare
     from ..widgets.standalone import page_html
 
     profile, baseline, cmp = _subjects(profile, against, store)
-    state, note = report_state(profile, baseline, findings=findings, max_events=max_events)
+    if baseline is not None and cmp is None:
+        cmp = compare(baseline, profile)
+    state, note = report_state(profile, cmp, findings=findings, max_events=max_events)
     title = title or (f"{profile.name} vs {baseline.name}" if baseline is not None else str(profile.name or "profile"))
-    summ = summary(profile)
     notes = facts.display_notes(profile, state, state.get("baseline"))
     has_events = bool((state.get("timeline") or {}).get("n"))
     parts = [sections.header(profile, title, baseline), sections.nav(baseline is not None, has_events),
-             sections.overview(profile, summ, state.get("findings") or [], notes)]
-    if baseline is not None:
-        parts.append(sections.comparison(*_comparison(baseline, profile, cmp)))
+             sections.overview(profile, state["overview"], notes)]
+    if cmp is not None:
+        parts.append(sections.comparison(cmp))
     parts += [sections.static_findings(state.get("findings") or [], note), sections.static_hotspots(state.get("tables")),
               '<div class="rpt-wait">Loading the interactive view (timeline, tables, charts)… If this message stays, '
               "JavaScript is off or blocked here: the overview, suggestions and hotspots above are static and "

@@ -11,7 +11,9 @@ import numpy as np
 import pandas as pd
 
 from ._encode import _decimate
-from ._tables import device_breakdown, str_values
+from ..analyze.api import overview
+from ..analyze.breakdown import busy_over_time
+from ._tables import str_values
 
 MAX_POINTS = 4000
 HEIGHT = 240
@@ -40,34 +42,24 @@ def _ms(ts_ns, origin: int = 0) -> np.ndarray:
     return (np.asarray(ts_ns, dtype=np.int64) - origin).astype(np.float64) / 1e6
 
 
-def breakdown_figure(profile, breakdown: dict | None = None):
-    """Stacked horizontal bars per device: compute, communication, memcpy, other busy and idle time (ms)."""
+def breakdown_figure(profile, devices: dict | None = None):
+    """Stacked horizontal bars per device: compute, communication, memcpy and idle time (ms), as
+    ``analyze.api.overview`` computed them (busy = compute + communication + memcpy)."""
     from bokeh.models import ColumnDataSource, HoverTool
 
-    bd = breakdown if breakdown is not None else device_breakdown(profile.events)
+    bd = devices if devices is not None else overview(profile)["devices"]
     devices = list(bd) or ["(no events)"]
-    keys = ("compute", "communication", "memcpy", "host busy", "idle")
-    rows = {k: [] for k in keys}
-    for dev in devices:
-        d = bd.get(dev, {})
-        if dev == "host":
-            rows["compute"].append(0.0), rows["communication"].append(0.0), rows["memcpy"].append(0.0)
-            rows["host busy"].append(d.get("busy_ns", 0) / 1e6)
-        else:
-            rows["compute"].append(d.get("compute_ns", 0) / 1e6)
-            rows["communication"].append(d.get("communication_ns", 0) / 1e6)
-            rows["memcpy"].append(d.get("memcpy_ns", 0) / 1e6)
-            rows["host busy"].append(0.0)
-        rows["idle"].append(d.get("idle_ns", 0) / 1e6)
+    keys = ("compute", "communication", "memcpy", "idle")
+    rows = {k: [bd.get(dev, {}).get(f"{k}_ns", 0) / 1e6 for dev in devices] for k in keys}
     src = ColumnDataSource({"device": devices, **rows})
     fig = _figure("Time breakdown per device (ms)", y_range=devices[::-1])
     fig.height = max(120, 60 + 34 * len(devices))
-    colors = ("#4e79a7", "#e15759", "#f28e2b", "#76b7b2", "#d9d9d9")
+    colors = ("#4e79a7", "#e15759", "#f28e2b", "#d9d9d9")
     fig.hbar_stack(list(keys), y="device", height=0.7, color=list(colors), source=src,
                    legend_label=list(keys))
     fig.add_tools(HoverTool(tooltips=[("device", "@device"), ("compute", "@compute{0.000} ms"),
                                       ("communication", "@communication{0.000} ms"), ("memcpy", "@memcpy{0.000} ms"),
-                                      ("host busy", "@{host busy}{0.000} ms"), ("idle", "@idle{0.000} ms")]))
+                                      ("idle", "@idle{0.000} ms")]))
     fig.legend.orientation = "horizontal"
     fig.legend.location = "top_left"
     fig.legend.label_text_font_size = "10px"
@@ -129,37 +121,6 @@ def memory_figure(profile):
     return fig
 
 
-def _busy_fraction(events: pd.DataFrame, device: str, buckets: int = 400):
-    """Share of each time bucket covered by the device's tasks (union across streams), in %."""
-    from ..analyze.hotspots import DEVICE_CATS
-
-    from ._tables import str_values
-
-    ev = events[(str_values(events["device"]) == device) & events["cat"].isin(DEVICE_CATS).to_numpy()]
-    if not len(ev):
-        return None
-    start = events["start_ns"].to_numpy()
-    lo, hi = int(start.min()), int((start + events["dur_ns"].to_numpy()).max())
-    edges = np.linspace(lo, hi, buckets + 1)
-    width = edges[1] - edges[0]
-    s = ev["start_ns"].to_numpy(dtype=np.float64)
-    e = s + ev["dur_ns"].to_numpy(dtype=np.float64)
-    # coverage per bucket via a difference array of clipped intervals (overlaps may exceed 100: clip)
-    cover = np.zeros(buckets)
-    b0 = np.clip(((s - lo) // width).astype(np.int64), 0, buckets - 1)
-    b1 = np.clip(((e - lo) // width).astype(np.int64), 0, buckets - 1)
-    same = b0 == b1
-    np.add.at(cover, b0[same], (e - s)[same])
-    d = ~same
-    np.add.at(cover, b0[d], edges[b0[d] + 1] - s[d])
-    np.add.at(cover, b1[d], e[d] - edges[b1[d]])
-    full = np.zeros(buckets + 1)
-    np.add.at(full, b0[d] + 1, 1)
-    np.add.at(full, b1[d], -1)
-    cover += np.cumsum(full)[:buckets] * width
-    return (edges[:-1] + width / 2), np.minimum(100.0 * cover / width, 100.0)
-
-
 def utilization_figure(profile):
     """Utilisation counters (CPU, GPU/NPU) over time in %; device busy share from the events when no
     utilisation counter was sampled for a device."""
@@ -182,10 +143,10 @@ def utilization_figure(profile):
             i += 1
     devices = sorted({str(d) for d in profile.events["device"].dropna().unique()} - {"cpu", "nan"} - sampled_devices)
     for dev in devices:
-        r = _busy_fraction(profile.events, dev)
+        r = busy_over_time(profile, dev)
         if r is None:
             continue
-        fig.step(_ms(r[0], origin), r[1], mode="center", color=PALETTE[i % len(PALETTE)], legend_label=f"{dev} busy (from events)")
+        fig.step(_ms(r["t_ns"], origin), r["busy_pct"], mode="center", color=PALETTE[i % len(PALETTE)], legend_label=f"{dev} busy (from events)")
         i += 1
     if i:
         fig.add_tools(HoverTool(tooltips=[("t", "$x{0.000} ms"), ("%", "$y{0.0}")]))
@@ -198,10 +159,10 @@ def utilization_figure(profile):
     return fig
 
 
-def chart_items(profile, breakdown: dict | None = None, which=("breakdown", "memory", "utilization")) -> dict:
+def chart_items(profile, devices: dict | None = None, which=("breakdown", "memory", "utilization")) -> dict:
     """{name: bokeh json_item} for the widgets (the same figures as the functions above)."""
     from bokeh.embed import json_item
 
-    make = {"breakdown": lambda: breakdown_figure(profile, breakdown), "memory": lambda: memory_figure(profile),
+    make = {"breakdown": lambda: breakdown_figure(profile, devices), "memory": lambda: memory_figure(profile),
             "utilization": lambda: utilization_figure(profile)}
     return {k: json_item(make[k]()) for k in which if k in make}

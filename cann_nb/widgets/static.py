@@ -8,57 +8,32 @@ from __future__ import annotations
 
 from html import escape
 
-from ..analyze.hotspots import hotspots
-from ..analyze.memory import peak_memory
+from .. import formatting as F
+from ..analyze.api import SHARES, overview
+from ..analyze.comparison import BUCKETS, VIEW_KEYS, label, verdict_text
 
 TOP = 10
-
-
-def fmt_ns(ns) -> str:
-    ns = float(ns)
-    for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
-        if abs(ns) >= scale:
-            return f"{ns / scale:.3f} {unit}" if unit != "s" else f"{ns / scale:.3f} s"
-    return f"{ns:.0f} ns"
-
-
-def fmt_bytes(n) -> str:
-    n = float(n)
-    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if abs(n) >= scale:
-            return f"{n / scale:.1f} {unit}"
-    return f"{n:.0f} B"
 
 
 def _facts(profile) -> dict:
     meta = profile.meta
     collectors = meta.get("collectors", {})
-    used = [n for n, c in collectors.items() if c.get("status") == "ok"]
-    missing = {n: c.get("reason", "") for n, c in collectors.items() if c.get("status") != "ok"}
+    used = [n for n, c in collectors.items() if isinstance(c, dict) and c.get("status") == "ok"]
+    missing = {n: c.get("reason", "") for n, c in collectors.items() if isinstance(c, dict) and c.get("status") != "ok"}
+    ov = overview(profile, top_ops=TOP)
     return {
         "name": profile.name,
         "status": profile.status,
         "error": meta.get("error"),
-        "wall": fmt_ns(profile.wall_ns),
+        "wall": F.ns(ov["wall_ns"]),
         "events": len(profile.events),
         "used": used,
         "missing": missing,
         "stored": meta.get("stored_at"),
-        "peaks": _memo(profile, "peak_memory", lambda: peak_memory(profile.memory, profile.counters)),
+        "peaks": ov["peak_memory_bytes"],
         "dropped": meta.get("dropped") or {},
-        "repeat": meta.get("options", {}).get("repeat"),
+        "top": ov["top_ops"],
     }
-
-
-def _top(profile):
-    return _memo(profile, ("hotspots", TOP), lambda: hotspots(profile.events, top=TOP))
-
-
-def _memo(profile, key, fn):
-    """Once per profile: the text and the HTML summary (and the advisor) share these."""
-    from ..analyze.context import context
-
-    return context(profile).memo(("static",) + (key if isinstance(key, tuple) else (key,)), fn)
 
 
 def summary_text(profile) -> str:
@@ -74,18 +49,19 @@ def summary_text(profile) -> str:
     if f["dropped"]:
         lines.append("  dropped events (buffer full): " + ", ".join(f"{k} {v:,}" for k, v in f["dropped"].items()))
     if f["peaks"]:
-        lines.append("  peak memory: " + ", ".join(f"{d} {fmt_bytes(b)}" for d, b in f["peaks"].items()))
+        lines.append("  peak memory: " + ", ".join(f"{d} {F.nbytes(b)}" for d, b in f["peaks"].items()))
     if f["stored"]:
         lines.append(f"  stored: {f['stored']}")
-    top = _top(profile)
+    top = f["top"]
     if len(top):
         width = min(max(len(str(n)) for n in top["name"]), 60)
         lines.append(f"  {'top ops by self time':<{width}}  {'cat':<7} {'count':>7} {'self':>12} {'total':>12} {'share':>6}")
         for row in top.itertuples(index=False):
             name = str(row.name)
             name = name if len(name) <= width else name[: width - 1] + "…"
-            lines.append(f"  {name:<{width}}  {row.cat:<7} {row.count:>7,} {fmt_ns(row.self_ns):>12} "
-                         f"{fmt_ns(row.total_ns):>12} {row.share_pct:>5.1f}%")
+            lines.append(f"  {name:<{width}}  {row.cat:<7} {row.count:>7,} {F.ns(row.self_ns):>12} "
+                         f"{F.ns(row.total_ns):>12} {row.share_pct:>5.1f}%")
+        lines.append(f"  ({SHARES['hotspots']})")
     else:
         lines.append("  no timed operations were recorded")
     return "\n".join(lines)
@@ -109,11 +85,11 @@ def summary_html(profile) -> str:
         parts.append("<div>dropped events (buffer full): "
                      + e(", ".join(f"{k} {v:,}" for k, v in f["dropped"].items())) + "</div>")
     if f["peaks"]:
-        parts.append("<div>peak memory: " + e(", ".join(f"{d} {fmt_bytes(b)}" for d, b in f["peaks"].items()))
+        parts.append("<div>peak memory: " + e(", ".join(f"{d} {F.nbytes(b)}" for d, b in f["peaks"].items()))
                      + "</div>")
     if f["stored"]:
         parts.append(f"<div>stored: <code>{e(str(f['stored']))}</code></div>")
-    top = _top(profile)
+    top = f["top"]
     if len(top):
         parts.append('<table style="border-collapse:collapse;margin-top:4px"><thead><tr>'
                      + "".join(f'<th style="text-align:{a};padding:2px 8px">{h}</th>' for h, a in (
@@ -126,12 +102,75 @@ def summary_html(profile) -> str:
                 f'<td style="text-align:left;padding:2px 8px;font-family:monospace">{e(str(row.name))}</td>'
                 f'<td style="padding:2px 8px">{e(str(row.cat))}</td>'
                 f'<td style="text-align:right;padding:2px 8px">{row.count:,}</td>'
-                f'<td style="text-align:right;padding:2px 8px">{e(fmt_ns(row.self_ns))}</td>'
-                f'<td style="text-align:right;padding:2px 8px">{e(fmt_ns(row.total_ns))}</td>'
+                f'<td style="text-align:right;padding:2px 8px">{e(F.ns(row.self_ns))}</td>'
+                f'<td style="text-align:right;padding:2px 8px">{e(F.ns(row.total_ns))}</td>'
                 f'<td style="text-align:right;padding:2px 8px">{row.share_pct:.1f}%</td>'
                 "</tr>")
-        parts.append("</tbody></table>")
+        parts.append(f'</tbody></table><div style="color:#57606a;font-size:11px">{e(SHARES["hotspots"])}</div>')
     else:
         parts.append("<div>no timed operations were recorded</div>")
     parts.append("</div>")
     return "".join(parts)
+
+
+def comparison_text(cmp, top: int = 10, by: str = "name") -> str:
+    """A Comparison as text: the end-to-end change, steps, buckets, notes, memory, devices, findings and
+    the slower/faster/added/removed ops (``cann-nb compare`` prints this)."""
+    b, n = label(cmp.base, "base"), label(cmp.new, "new")
+    s = cmp.settings
+    lines = [f"cann_nb compare {b!r} -> {n!r}  (delta = new - base: + is slower / larger)"]
+    e = cmp.e2e
+    per = " per step" if s.get("normalised") else ""
+    lines.append(f"  end-to-end{per}: {F.ns(e['base_ns'])} -> {F.ns(e['new_ns'])}  "
+                 f"({F.ns(e['delta_ns'], True)}, {F.pct(e['delta_pct'])}, {F.ratio(e['ratio'])})  "
+                 f"{verdict_text(e, s)}")
+    st = cmp.steps
+    if st["base"]["n"] or st["new"]["n"]:
+        lines.append(f"  steps: {st['base']['n']} vs {st['new']['n']}; median step "
+                     f"{F.ns(st['base'].get('median_ns'))} -> {F.ns(st['new'].get('median_ns'))}"
+                     + (f" ({F.pct(st.get('delta_pct'))})" if st.get("delta_pct") is not None else ""))
+    counts = cmp.buckets(by)
+    lines.append(f"  ops by {by}: " + ", ".join(f"{counts[k]} {k}" for k in BUCKETS))
+    for note in cmp.notes:
+        lines.append(f"  note: {note}")
+    if len(cmp.memory):
+        parts = [f"{r.device} {F.nbytes(r.base_peak_bytes)} -> {F.nbytes(r.new_peak_bytes)} "
+                 f"({F.pct(r.delta_pct)})" for r in cmp.memory.itertuples()]
+        lines.append("  peak memory: " + "; ".join(parts))
+    if len(cmp.devices):
+        busy = cmp.devices[cmp.devices["metric"] == "busy_ns"]
+        parts = [f"{r.device} {F.ns(r.base_ns)} -> {F.ns(r.new_ns)}" for r in busy.itertuples()]
+        if parts:
+            lines.append("  busy time per device: " + "; ".join(parts))
+    fd = cmp.findings
+    lines.append(f"  findings: {len(fd['resolved'])} resolved, {len(fd['appeared'])} appeared, "
+                 f"{len(fd['persisted'])} persisted")
+    for f in fd["resolved"][:5]:
+        lines.append(f"    resolved: [{f['rule']}] {F.clip(f['title'], 90)}")
+    for f in fd["appeared"][:5]:
+        lines.append(f"    appeared: [{f['rule']}] {F.clip(f['title'], 90)}")
+    df = cmp.tables[by]
+    keys = VIEW_KEYS[by]
+    for bucket in ("slower", "faster", "added", "removed"):
+        part = df[df["bucket"] == bucket].head(top)
+        if not len(part):
+            continue
+        rows = []
+        for r in part.to_dict("records"):
+            key = " ".join(str(r[k]) for k in keys if str(r[k]))
+            rows.append([F.clip(key or "(none)", 56), r["cat"], f"{r['base_count']:g}", f"{r['new_count']:g}",
+                         F.ns(r["base_total_ns"]), F.ns(r["new_total_ns"]), F.ns(r["delta_ns"], True),
+                         F.pct(r["delta_pct"]), F.ratio(r["ratio"]), F.pvalue(r["p_value"])])
+        lines.append(f"  {bucket} ({counts[bucket]}{', top ' + str(top) if counts[bucket] > top else ''}):")
+        lines.append(F.table(rows, [by, "cat", "base n", "new n", "base total", "new total", "delta",
+                                    "delta %", "new/base", "p"], right={2, 3, 4, 5, 6, 7, 8, 9}, indent="    "))
+    lines.append("  significance: " + s["description"])
+    for rec in cmp.recorded:
+        lines.append(f"  track record: {rec['rule']} predicted {F.ns(rec['predicted_gain_ns'])}, "
+                     f"realised {F.ns(rec['realised_ns'])}")
+    return "\n".join(lines)
+
+
+def comparison_html(cmp) -> str:
+    return ('<div class="cann-nb-compare"><pre style="font-size:12px">' + escape(comparison_text(cmp))
+            + "</pre></div>")

@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import anywidget
 import numpy as np
+import pandas as pd
 import traitlets as t
 
-from .static import summary_html, summary_text
+from ..analyze.api import findings as advise, overview
 from . import _bundle
 from ._encode import DEFAULT_MAX_EVENTS, column, encode_events
 from ._protocol import BokehJSReply, ChartsRequest
-from ._tables import device_breakdown, diff_payload, findings_payload, hotspot_tables, overview_payload
+from .static import comparison_html, comparison_text, summary_html, summary_text
+from ._tables import diff_payload, findings_payload, hotspot_tables, overview_payload
 
 
 class _View(anywidget.AnyWidget):
@@ -130,7 +132,7 @@ class HotspotTable(_View):
     def __init__(self, profile, **kwargs):
         super().__init__(**kwargs)
         self._profile_for_repr = profile
-        self.tables = hotspot_tables(profile.events)
+        self.tables = hotspot_tables(profile)
 
 
 def _findings_traits(findings, encoded):
@@ -139,18 +141,16 @@ def _findings_traits(findings, encoded):
 
 
 def default_findings(profile):
-    """(findings, note): the advisor's findings (``cann_nb.analyze.rules.findings``), or None and why not.
-
-    The advisor failing must not cost the user the view, so its error becomes the panel's note.
-    """
+    """(findings, note): the advisor's findings and what failed. A rule that raises is listed by the
+    advisor while the others still report; the advisor failing as a whole must not cost the user the
+    view, so its error (type and message, not hidden) becomes the panel's note."""
+    errors: list = []
     try:
-        from ..analyze.rules import findings as advise
-    except ImportError:
-        return None, "The advisor is not available in this version (pass findings=...)."
-    try:
-        return advise(profile), ""
-    except Exception as exc:  # noqa: BLE001 - shown to the user instead of breaking the view
+        found = advise(profile, errors=errors)
+    except Exception as exc:  # noqa: BLE001 - shown in the panel instead of breaking the view
         return None, f"The advisor failed on this profile: {type(exc).__name__}: {exc}"
+    note = "" if not errors else "Rules that failed on this profile: " + "; ".join(map(str, errors))
+    return found, note
 
 
 class SuggestionPanel(_TimelineMixin, _View):
@@ -188,8 +188,8 @@ class ChartsView(_View):
         self._profile_for_repr = profile
         self._init_charts(profile, which)
 
-    def _init_charts(self, profile, which=("breakdown", "memory", "utilization"), breakdown=None, lazy=False):
-        self._chart_source = (profile, breakdown, tuple(which))
+    def _init_charts(self, profile, which=("breakdown", "memory", "utilization"), devices=None, lazy=False):
+        self._chart_source = (profile, devices, tuple(which))
         self.charts_lazy = bool(lazy)
         if not lazy:
             self._add_charts(which)
@@ -199,10 +199,10 @@ class ChartsView(_View):
     def _add_charts(self, which) -> None:
         from .charts import chart_items
 
-        profile, breakdown, allowed = self._chart_source
+        profile, devices, allowed = self._chart_source
         want = [k for k in which if k in allowed and k not in self.charts]
         if want:
-            self.charts = {**self.charts, **chart_items(profile, breakdown, want)}
+            self.charts = {**self.charts, **chart_items(profile, devices, want)}
 
     def _on_custom_msg(self, widget, content, buffers):
         if not isinstance(content, dict):
@@ -239,19 +239,22 @@ class ProfileView(_TimelineMixin, ChartsView):
         ~0.25 s sooner; needs the kernel then) or False (none)."""
         _View.__init__(self, tab=tab, **kwargs)
         self.timeline = self._init_events(profile, max_events)
-        self.tables = hotspot_tables(profile.events)
+        self.tables = hotspot_tables(profile)
         if findings is None:
             findings, self.findings_note = default_findings(profile)
+        elif isinstance(findings, pd.DataFrame):
+            findings = findings.to_dict("records")
         self.findings, self.evidence = _findings_traits(findings, self._encoded)
-        breakdown = device_breakdown(profile.events)
-        self.overview = overview_payload(profile, self.findings, self.tables, breakdown)
+        ov = overview(profile, findings)
+        self.overview = overview_payload(profile, ov, self.findings)
         if charts:
-            self._init_charts(profile, breakdown=breakdown, lazy=charts == "lazy")
+            self._init_charts(profile, devices=ov["devices"], lazy=charts == "lazy")
 
 
 class DiffView(_View):
-    """Two profiles side by side: per-op delta bars, added/removed ops, the total change and both
-    timelines on one shared time scale."""
+    """A comparison (``cann_nb.compare(base, new)``) side by side: the end-to-end change, per-op delta
+    bars (as the Comparison computed them), added/removed ops, and both timelines on one shared time
+    scale; clicking an op highlights it in both timelines (``highlight_op``)."""
 
     _view = t.Unicode("diff").tag(sync=True)
     diff = t.Dict().tag(sync=True)
@@ -259,9 +262,16 @@ class DiffView(_View):
     timeline_b = t.Dict().tag(sync=True)
     highlight_op = t.Unicode("").tag(sync=True)
 
-    def __init__(self, before, after, *, max_events: int = DEFAULT_MAX_EVENTS // 2, **kwargs):
+    def __init__(self, comparison, *, max_events: int = DEFAULT_MAX_EVENTS // 2, **kwargs):
         super().__init__(**kwargs)
-        self._profile_for_repr = after
-        self.diff = diff_payload(before, after)
-        self.timeline = encode_events(before.events, before.memory, before.counters, max_events=max_events).payload
-        self.timeline_b = encode_events(after.events, after.memory, after.counters, max_events=max_events).payload
+        self.comparison = comparison
+        base, new = comparison.base, comparison.new
+        self.diff = diff_payload(comparison)
+        self.timeline = encode_events(base.events, base.memory, base.counters, max_events=max_events).payload
+        self.timeline_b = encode_events(new.events, new.memory, new.counters, max_events=max_events).payload
+
+    def _repr_mimebundle_(self, **kwargs):
+        bundle = super()._repr_mimebundle_(**kwargs)
+        data = bundle[0] if isinstance(bundle, tuple) else bundle
+        data = {**data, "text/plain": comparison_text(self.comparison), "text/html": comparison_html(self.comparison)}
+        return (data, bundle[1]) if isinstance(bundle, tuple) else data

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from cann_nb.analyze.comparison import compare
 from cann_nb.widgets import CallTreeView, DiffView, ProfileView, TimelineView
 from cann_nb.widgets.standalone import standalone_html
 from tests.widgets.synth import HOSTILE, synthetic_findings, synthetic_profile
@@ -231,7 +232,7 @@ def test_memory_tab_bokeh_charts_render_offline(page, prof, tmp_path):
 
 def test_diff_view_aligned_timelines(page, prof, tmp_path):
     after = synthetic_profile(14_000, name="after", seed=4, scale=1.6)
-    open_view(page, DiffView(prof, after), tmp_path)
+    open_view(page, DiffView(compare(prof, after)), tmp_path)
     page.wait_for_function("() => [...document.querySelectorAll('.cnb-timeline')].every(t => Number(t.dataset.draws || 0) >= 1)")
     head = page.inner_text(".cnb-diff-head")
     assert "synthetic" in head and "after" in head and "%" in head

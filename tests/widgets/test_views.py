@@ -6,11 +6,13 @@ import json
 import re
 
 import numpy as np
+import pandas as pd
 import pytest
 from ipywidgets.widgets.widget import _remove_buffers
 
 from cann_nb.widgets import (CallTreeView, ChartsView, DiffView, HotspotTable, ProfileView, SuggestionPanel,
                              TimelineView, display_bundle)
+from cann_nb.analyze.comparison import compare
 from cann_nb.widgets import _bundle
 from cann_nb.widgets.display import WIDGET_MIME
 
@@ -41,7 +43,7 @@ def test_profile_view_state_is_binary_not_per_event_json(prof):
 
 def test_each_view_constructs_alone(prof):
     for view in (TimelineView(prof), HotspotTable(prof), SuggestionPanel(prof, synthetic_findings(prof)),
-                 CallTreeView(prof), ChartsView(prof), DiffView(prof, synthetic_profile(5_000, seed=3))):
+                 CallTreeView(prof), ChartsView(prof), DiffView(compare(prof, synthetic_profile(5_000, seed=3)))):
         bundle = view._repr_mimebundle_()
         data = bundle[0] if isinstance(bundle, tuple) else bundle
         assert WIDGET_MIME in data and "text/plain" in data
@@ -121,10 +123,10 @@ def test_default_findings_come_from_the_advisor_or_say_why_not(prof, monkeypatch
     assert v.findings or "advisor" in v.findings_note
     import cann_nb.analyze.rules as rules
 
-    def broken(profile):
+    def broken(profile, **kwargs):
         raise ValueError("boom")
 
-    monkeypatch.setattr(rules, "findings", broken)
+    monkeypatch.setattr(rules, "findings", broken)  # the advisor as a whole raising
     v = SuggestionPanel(prof)
     assert v.findings == [] and "advisor failed" in v.findings_note and "boom" in v.findings_note
 
@@ -158,24 +160,27 @@ def test_lazy_charts_are_made_when_the_front_end_asks(prof):
     assert "application/vnd.jupyter.widget-view+json" in bundle
 
 
-def test_diff_payload(prof):
+def test_diff_view_shows_the_comparison(prof):
     other = synthetic_profile(12_000, seed=5, scale=1.5)
-    v = DiffView(prof, other)
-    d = v.diff
-    assert d["wall_ns"] == [prof.wall_ns, other.wall_ns]
-    assert d["data"]["delta_self_ns"][0] != 0
-    i = d["data"]["name"].index("aten::matmul")
-    assert d["data"]["delta_self_ns"][i] == d["data"]["self_ns_b"][i] - d["data"]["self_ns_a"][i]
+    cmp = compare(prof, other)
+    d = DiffView(cmp).diff
+    assert d["e2e"]["base_ns"] == cmp.e2e["base_ns"] and d["e2e"]["delta_ns"] == cmp.e2e["delta_ns"]
+    assert d["buckets"] == cmp.buckets("name") and d["total_rows"] == len(cmp.ops)
+    shipped = pd.DataFrame(d["data"])
+    expected = cmp.ops.head(len(shipped))
+    assert shipped["name"].tolist() == expected["name"].tolist()          # the Comparison's order
+    assert shipped["delta_ns"].tolist() == pytest.approx(expected["delta_ns"].tolist())
+    assert shipped["bucket"].tolist() == expected["bucket"].tolist()
 
 
 def test_diff_added_and_removed_ops(prof):
     other = prof.copy()
     ev = other.events
     ev["name"] = ev["name"].cat.rename_categories({"aten::gelu": "aten::fast_gelu"})
-    d = DiffView(prof, other).diff
-    status = dict(zip(d["data"]["name"], d["data"]["status"]))
-    assert status["aten::fast_gelu"] == "added" and status["aten::gelu"] == "removed"
-    assert d["added"] == 1 and d["removed"] == 1
+    d = DiffView(compare(prof, other)).diff
+    bucket = dict(zip(d["data"]["name"], d["data"]["bucket"]))
+    assert bucket["aten::fast_gelu"] == "added" and bucket["aten::gelu"] == "removed"
+    assert d["buckets"]["added"] == 1 and d["buckets"]["removed"] == 1
 
 
 def test_module_grouping_table(prof):
