@@ -201,10 +201,19 @@ def _flock(fd: int, wait: bool = True) -> bool | None:
     except BlockingIOError:
         return False
     except OSError as exc:
-        if exc.errno in (errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS, errno.EINVAL):
+        # EBADF: NFS emulates flock with fcntl locks, which need a file open for writing
+        if exc.errno in (errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS, errno.EINVAL, errno.EBADF):
             return None
         raise
     return True
+
+
+def _open_lock_file(path: Path, create: bool = False) -> int:
+    """Open a lock file; read-only when it is another user's in a shared store (flock needs no more)."""
+    try:
+        return os.open(path, os.O_RDWR | (os.O_CREAT if create else 0), 0o666)
+    except PermissionError:
+        return os.open(path, os.O_RDONLY)
 
 
 @contextmanager
@@ -214,7 +223,7 @@ def _store_lock(root: Path):
     with _process_locks_guard:
         thread_lock = _process_locks.setdefault(os.path.realpath(root), threading.Lock())
     with thread_lock:
-        fd = os.open(root / _LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o666)
+        fd = _open_lock_file(root / _LOCK_FILE, create=True)
         try:
             if _flock(fd) is None:
                 with _dir_lock(root):
@@ -234,10 +243,13 @@ def _dir_lock(root: Path):
             lock.mkdir()
             break
         except FileExistsError:
-            if _lock_is_stale(lock):
-                _delete([_rename_to_trash(lock)])
-            else:
+            if not _lock_is_stale(lock):
                 time.sleep(0.02)
+                continue
+            try:
+                _delete([_rename_to_trash(lock)])
+            except OSError:  # another waiter broke it first
+                pass
     try:
         (lock / "owner").write_text(f"{socket.gethostname()} {os.getpid()}", encoding="utf-8")
         yield
@@ -286,7 +298,7 @@ def _release(tmp: Path, fd: int | None) -> None:
 def _claimed(tmp: Path) -> bool:
     """Whether a live writer holds ``tmp`` (see ``_claim``)."""
     try:
-        fd = os.open(tmp / _CLAIM_FILE, os.O_RDWR)
+        fd = _open_lock_file(tmp / _CLAIM_FILE)
     except OSError:
         return False
     try:
@@ -639,14 +651,22 @@ class Session(Mapping):
             m = _VERSIONED_RE.match(e)
             if m and m.group("base") not in entries and _stored(self.root / e):
                 newest[m.group("base")] = max(newest.get(m.group("base"), (0, "")), (int(m.group("version")), e))
+        # best effort: what cannot be moved (another user's, say) stays; reads cope with it
         for base, (_, entry) in sorted(newest.items()):
-            os.rename(self.root / entry, self.root / base)
+            try:
+                os.rename(self.root / entry, self.root / base)
+            except OSError:
+                continue
             self._note(f"restored {entry} as {base} (a write was interrupted between its two renames)")
         trash = []
         for e in sorted(entries):
-            if e.startswith(".tmp-") and self._orphan(self.root / e, grace_s):
+            if not (e.startswith(".tmp-") and self._orphan(self.root / e, grace_s)):
+                continue
+            try:
                 trash.append(self.root / e if e.startswith(".tmp-del-") else _rename_to_trash(self.root / e))
-                self._note(f"removed {e}, left by an interrupted {'removal' if e.startswith('.tmp-del-') else 'write'}")
+            except OSError:
+                continue
+            self._note(f"removed {e}, left by an interrupted {'removal' if e.startswith('.tmp-del-') else 'write'}")
         if newest or trash:
             _fsync_dir(self.root)
             self._cache.clear()
