@@ -171,7 +171,7 @@ def comparison(cmp) -> str:
     parts.append(
         f'<p class="rpt-verdict"><b>{e(base.name or "baseline")}</b> → <b>{e(new.name or "this profile")}</b>: '
         f'end-to-end{e(per)} {e(F.ns(x.get("base_ns")))} → {e(F.ns(x.get("new_ns")))} '
-        f'<span class="rpt-{cls}">({e(("+" if delta > 0 else "−" if delta < 0 else "±") + F.ns(abs(delta)))}, '
+        f'<span class="rpt-{cls}">({e(F.ns(delta, signed=True))}, '
         f'{e(_pct(x.get("delta_pct"), signed=True))})</span> · {e(verdict)}</p>')
     b = cmp.buckets("name")
     parts.append('<p class="rpt-muted">ops by name: ' + e(", ".join(f"{v} {k}" for k, v in b.items())) + "</p>")
@@ -183,7 +183,7 @@ def comparison(cmp) -> str:
         if not len(df):
             continue
         rows = [[r["name"], r["cat"], F.ns(r["base_total_ns"]), F.ns(r["new_total_ns"]),
-                 ("+" if (_num(r["delta_ns"]) or 0) > 0 else "") + F.ns(r["delta_ns"]), _pct(r["delta_pct"], True),
+                 F.ns(r["delta_ns"], signed=True), _pct(r["delta_pct"], True),
                  "–" if _num(r["p_value"]) is None else f"{float(r['p_value']):.3g}"]
                 for r in df.to_dict("records")]
         parts.append(f"<div><h3>{e(bucket)} ({b.get(bucket, len(df))})</h3>"
