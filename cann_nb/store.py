@@ -388,7 +388,14 @@ class Session(Mapping):
         return [n for _, n in sorted(found)]
 
     def path(self, name: str) -> Path:
+        """Where ``name`` is written (``root/name``); ``locate`` says where it is read from."""
         return self.root / name
+
+    def locate(self, name: str) -> Path | None:
+        """The directory ``name`` is read from, None when not stored: ``root/name``, or its newest
+        ``NAME@k`` after a crash between the two renames of a write."""
+        self.flush()
+        return self._resolve(name)
 
     def _resolve(self, name: str) -> Path | None:
         """The directory holding ``name`` (``NAME``, ``NAME@k``, ``GROUP/rank=N``), or None. A crash
@@ -516,7 +523,7 @@ class Session(Mapping):
         try:
             version = self._write_atomically(name, write, finish)
         except BaseException as exc:
-            msg = f"cann_nb: could not store profile {name!r}: {exc}"
+            msg = f"cann_nb: {exc if isinstance(exc, StoreError) else f'could not store profile {name!r}: {exc!r}'}"
             self.write_errors.append(msg)
             print(msg, file=sys.stderr, flush=True)
             return

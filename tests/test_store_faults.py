@@ -277,6 +277,7 @@ def test_an_interrupted_rename_still_finds_the_newest_version_and_is_repaired(tm
     os.rename(tmp_path / "base", tmp_path / "base@2")     # as a crash between the two renames leaves it
     fresh = cann_nb.load_session(tmp_path)
     assert fresh.names() == ["base"] and "base" in fresh and len(fresh["base"].events) == 20
+    assert fresh.locate("base") == tmp_path / "base@2" and fresh.locate("nope") is None
     row = fresh.list().iloc[0]
     assert row["name"] == "base" and row["status"] == "ok" and row["path"] == str(tmp_path / "base@2")
     assert fresh.versions("base") == ["base@1", "base@2"]
