@@ -24,25 +24,27 @@ export function clear(el) {
   return el;
 }
 
+// The same rules as cann_nb/formatting.py (ns, nbytes), so a number reads the same in every view:
+// three decimals for times, binary sizes with one decimal, "-" for unknown, ASCII signs.
 export function fmtNs(ns) {
-  if (ns === null || ns === undefined || Number.isNaN(ns)) return "–";
+  if (ns === null || ns === undefined || Number.isNaN(ns)) return "-";
   const a = Math.abs(ns);
   if (a >= 1e9) return (ns / 1e9).toFixed(3) + " s";
   if (a >= 1e6) return (ns / 1e6).toFixed(3) + " ms";
-  if (a >= 1e3) return (ns / 1e3).toFixed(2) + " µs";
+  if (a >= 1e3) return (ns / 1e3).toFixed(3) + " us";
   return Math.round(ns) + " ns";
 }
 
 export function fmtSignedNs(ns) {
-  return (ns > 0 ? "+" : ns < 0 ? "−" : "±") + fmtNs(Math.abs(ns));
+  return (ns > 0 ? "+" : ns < 0 ? "-" : "") + fmtNs(Math.abs(ns));
 }
 
 export function fmtBytes(b) {
-  if (b === null || b === undefined || Number.isNaN(b)) return "–";
+  if (b === null || b === undefined || Number.isNaN(b)) return "-";
   const a = Math.abs(b);
-  if (a >= 2 ** 30) return (b / 2 ** 30).toFixed(2) + " GiB";
-  if (a >= 2 ** 20) return (b / 2 ** 20).toFixed(1) + " MiB";
-  if (a >= 2 ** 10) return (b / 2 ** 10).toFixed(1) + " KiB";
+  for (const [unit, scale] of [["TiB", 2 ** 40], ["GiB", 2 ** 30], ["MiB", 2 ** 20], ["KiB", 2 ** 10]]) {
+    if (a >= scale) return (b / scale).toFixed(1) + " " + unit;
+  }
   return Math.round(b) + " B";
 }
 

@@ -50,6 +50,12 @@ view'''
 
 READBACK = 'print("SELECTED", view.selected_id, "DRAWS", view.render_stats.get("draws", 0))'
 
+# %cann_compare as a cell's last value: the diff view of two profiles of the same code, the second slower
+COMPARE_CELLS = ("%load_ext cann_nb",
+                 WORKLOAD.replace("-n e2e", "-n before"),
+                 WORKLOAD.replace("-n e2e", "-n after").replace("work(300)", "work(900)"),
+                 "%cann_compare before after")
+
 
 def _free_port() -> int:
     with socket.socket() as s:
@@ -70,6 +76,9 @@ def lab(tmp_path_factory):
     nb.cells = [nbformat.v4.new_code_cell(c) for c in ("%load_ext cann_nb", WORKLOAD, SHOW, READBACK)]
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
     nbformat.write(nb, root / "e2e.ipynb")
+    cmp = nbformat.v4.new_notebook(metadata=nb.metadata)
+    cmp.cells = [nbformat.v4.new_code_cell(c) for c in COMPARE_CELLS]
+    nbformat.write(cmp, root / "compare.ipynb")
     port = _free_port()
     env = dict(os.environ, CANN_NB_DIR=str(root / "profile_results"), KINETO_LOG_LEVEL="99")
     log = open(root / "lab.log", "wb")
@@ -197,6 +206,38 @@ def test_profile_cell_then_drill_down(browser, lab, front_end):
         page.screenshot(path=shot("page"), full_page=True)
     except Exception:
         page.screenshot(path=shot("failure"), full_page=True)
+        raise
+    finally:
+        ctx.close()
+
+
+def test_cann_compare_shows_the_diff_view_linked_to_both_timelines(browser, lab):
+    """%cann_compare's result displays as the diff view; clicking an op highlights it in both timelines."""
+    url, root = lab
+    _restart_clean(url)
+    ctx, page = new_page(browser, allow=("file:", "data:", "blob:", url), viewport=(1400, 1000))
+    try:
+        page.goto(url + "/lab/tree/compare.ipynb?reset")
+        page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+        _wait_kernel(page, url, "compare.ipynb")
+        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+        page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+        page.wait_for_selector(".cnb-diff .cnb-delta-row", timeout=120_000)
+        draws = "() => [...document.querySelectorAll('.cnb-diff .cnb-timeline')].map(t => Number(t.dataset.draws || 0))"
+        page.wait_for_function(f"() => {{ const d = ({draws})(); return d.length === 2 && d.every(x => x >= 1); }}",
+                               timeout=30_000)
+        head = page.inner_text(".cnb-diff-head")
+        assert "before" in head and "after" in head and "%" in head
+        # an op both profiles ran (not added/removed): it must light up in both timelines
+        row = page.locator(".cnb-delta-row:not([data-status=added]):not([data-status=removed])").first
+        name = row.get_attribute("data-name")
+        row.click()
+        page.wait_for_function("() => [...document.querySelectorAll('.cnb-diff .cnb-timeline')]"
+                               ".every(t => Number(t.dataset.highlight || 0) > 0)", timeout=10_000)
+        page.locator(".cnb-diff").first.screenshot(path=str(ARTIFACTS / "lab_compare.png"))
+        assert name and not page.blocked, page.blocked
+    except Exception:
+        page.screenshot(path=str(ARTIFACTS / "lab_compare_failure.png"), full_page=True)
         raise
     finally:
         ctx.close()
