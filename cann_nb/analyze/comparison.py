@@ -39,7 +39,6 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -63,47 +62,7 @@ OP_COLUMNS = ["cat", "base_count", "new_count", "base_total_ns", "new_total_ns",
 
 
 class CompareInputError(CannNbError, ValueError):
-    """A profile to compare could not be found or is not a single profile."""
-
-
-# -- resolving names and paths ----------------------------------------------------------------------
-def resolve(obj, store=None):
-    """(Profile, store root or None) from a Profile, a path (profile directory or any importable
-    trace) or a name in the store (``store``, default $CANN_NB_DIR or ./profile_results)."""
-    from ..model import Profile
-    from ..store import ProfileGroup, Session, is_profile_dir
-
-    if isinstance(obj, Profile):
-        at = obj.meta.get("stored_at")
-        return obj, (Path(at).parent if at else (Path(store) if store is not None else None))
-    if isinstance(obj, ProfileGroup):
-        raise CompareInputError(f"{obj.name!r} is a group of {len(obj)} ranks; compare one rank, e.g. group[0]")
-    if not isinstance(obj, (str, Path)):
-        raise CompareInputError(f"cannot compare a {type(obj).__name__}: give a Profile, a name or a path")
-    path = Path(obj).expanduser()
-    if path.exists():
-        from ..ingest.load import load
-
-        loaded = load(path, progress=False)
-        if isinstance(loaded, ProfileGroup):
-            raise CompareInputError(f"{path} holds a group of {len(loaded)} ranks; compare one rank, "
-                                    f"e.g. {path}/rank={loaded.ranks[0] if loaded.ranks else 0}")
-        root = None
-        if is_profile_dir(path):
-            parent = path.resolve().parent
-            root = parent.parent if parent.name and (parent / "group.json").is_file() else parent
-        return loaded, root
-    session = Session(store)
-    name = str(obj)
-    if name in session:
-        got = session[name]
-        if isinstance(got, ProfileGroup):
-            raise CompareInputError(f"{name!r} is a group of {len(got)} ranks; compare one rank, "
-                                    f"e.g. {name}/rank={got.ranks[0] if got.ranks else 0}")
-        return got, session.root
-    known = ", ".join(session.names()) or "none"
-    raise CompareInputError(f"no profile {name!r}: not a file or folder, and not a name in the store "
-                            f"{session.root} (stored: {known})")
+    """A bad argument to compare: an unknown test or view, or alpha outside (0, 1)."""
 
 
 # -- the result -------------------------------------------------------------------------------------
@@ -585,14 +544,14 @@ def _findings(base, new, notes: list) -> dict:
 
 def compare(base, new, *, views=VIEWS, test: str = sig.DEFAULT_TEST, alpha: float = sig.DEFAULT_ALPHA,
             min_effect_pct: float = DEFAULT_MIN_EFFECT_PCT, min_share_pct: float = DEFAULT_MIN_SHARE_PCT,
-            with_findings: bool = True, store=None, record: bool | None = None) -> Comparison:
-    """Compare two profiles (Profiles, paths, or names in ``store``); ``base`` is before, ``new`` after.
+            with_findings: bool = True) -> Comparison:
+    """Compare two Profiles; ``base`` is before, ``new`` after. Pure: names and paths are resolved, and
+    the track record written, by the front ends' ``cann_nb.compare`` (frontends/compare.py).
 
     ``test``: ``"welch"`` (default) or ``"mannwhitney"``, applied to per-step samples when both profiles
     have at least 2 recorded steps; ``alpha``: significance level (0.05); ``min_effect_pct`` (5 %) and
     ``min_share_pct`` (0.1 % of the base end-to-end time, at least 1 us): the smallest change of an op
-    reported as slower/faster. ``record``: write the realised gain of resolved findings to the track
-    record of the store (default: when the base profile lives in a store).
+    reported as slower/faster.
     """
     if test not in sig.TESTS:
         raise CompareInputError(f"unknown test {test!r}; choose from {', '.join(sig.TESTS)}")
@@ -601,8 +560,12 @@ def compare(base, new, *, views=VIEWS, test: str = sig.DEFAULT_TEST, alpha: floa
     bad = [v for v in views if v not in VIEWS]
     if bad or not views:
         raise CompareInputError(f"unknown view(s) {bad}; choose from {', '.join(VIEWS)}")
-    base, root_b = resolve(base, store)
-    new, _ = resolve(new, store)
+    from ..model import Profile
+
+    for side, p in (("base", base), ("new", new)):
+        if not isinstance(p, Profile):
+            raise TypeError(f"compare() takes two Profiles; the {side} is a {type(p).__name__} (cann_nb.compare "
+                            "resolves names and paths)")
     notes: list[str] = []
     b_spans, n_spans = step_spans(base), step_spans(new)
     nb, nn = len(b_spans), len(n_spans)
@@ -681,18 +644,6 @@ def compare(base, new, *, views=VIEWS, test: str = sig.DEFAULT_TEST, alpha: floa
                      findings=_findings(base, new, notes) if with_findings else
                      {"appeared": [], "resolved": [], "persisted": []},
                      settings=settings, notes=notes)
-    if record is None:
-        record = root_b is not None
-    if record and root_b is not None and cmp.findings["resolved"] and e2e["verdict"] == "slower":
-        notes.append("resolved findings not added to the track record: the run got slower overall, so the change "
-                     "was not a fix of them")
-    elif record and root_b is not None and cmp.findings["resolved"]:
-        from . import calibration as track_record
-
-        try:
-            cmp.recorded = track_record.record(root_b, cmp)
-        except OSError as exc:
-            notes.append(f"track record not written: {exc}")
     return cmp
 
 

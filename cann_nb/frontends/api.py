@@ -7,7 +7,8 @@
         for batch in loader:
             train_step(batch)
             prof.step()                     # one step per iteration
-    prof.analyze()                          # findings (displayed too, in a notebook)
+    prof.findings()                         # the advisor's findings (displayed too, in a notebook)
+    prof.analyze()                          # DESIGN.md's analyze object, as Profile.analyze()
     prof.compare("train@1", "train")        # before/after
 
     @Profiler(name="predict")               # decorator: one stored profile per call ...
@@ -98,7 +99,7 @@ class Findings(list):
         from html import escape
 
         if self._shown_at is not None and self._shown_at == _execution_count():
-            # analyze() displayed the table in this very cell; the cell's Out[] only says so
+            # findings() displayed the table in this very cell; the cell's Out[] only says so
             return {"text/plain": f"<{len(self)} findings, shown above>"}
         df = self.frame()[["severity", "category", "title", "est_gain_pct", "suggestion"]] if self else None
         html = df.to_html(index=False, escape=True) if df is not None else f"<pre>{escape(self._text())}</pre>"
@@ -295,21 +296,23 @@ class Profiler:
         return dict((self.profile.meta.get("dropped") or {}) if self.profile is not None else {})
 
     def _resolve(self, what):
-        from ..model import Profile
-
-        if isinstance(what, Profile):
-            return what
+        """The last profile for None, else what ``ingest.load.resolve`` makes of ``what`` in this store."""
         if what is None:
             if self.profile is None:
                 raise ValueError("nothing profiled yet: run start()/stop() (or pass a profile)")
             return self.profile
-        if isinstance(what, str) and what in self.store:
-            return self.store[what]
-        from ..ingest.load import load
+        from ..ingest.load import resolve
 
-        return load(what)
+        return resolve(what, self.store)
 
-    def analyze(self, profile=None, display: bool | None = None) -> Findings:
+    def analyze(self, profile=None) -> dict:
+        """DESIGN.md's ``analyze --json`` object for ``profile`` (default: the last one; a Profile, a stored
+        name such as ``'train@1'``, or a path): the same as ``Profile.analyze()``."""
+        from ..analyze.api import analyze
+
+        return analyze(self._resolve(profile))
+
+    def findings(self, profile=None, display: bool | None = None) -> Findings:
         """The advisor's findings for ``profile`` (default: the last one; a Profile, a stored name or
         a path), largest estimated gain first. In a notebook they are displayed as a table too."""
         from ..analyze.api import findings
@@ -322,11 +325,12 @@ class Profiler:
             found._shown_at = _execution_count()
         return found
 
-    def compare(self, before, after):
-        """Compare two profiles (stored names such as ``'profile_v1'``, paths, or Profiles) with
-        ``cann_nb.compare``."""
-        compare = _compare_function()
-        return compare(self._resolve(before), self._resolve(after))
+    def compare(self, before, after, **options):
+        """Compare two profiles (stored names such as ``'profile_v1'``, paths, or Profiles; None: the
+        last one) with ``cann_nb.compare``; resolved findings go to this store's track record."""
+        from .compare import compare
+
+        return compare(self._resolve(before), self._resolve(after), store=self.store, **options)
 
     # -- continuous monitoring -------------------------------------------------------------
     def start_continuous_monitoring(self, interval: float = 60.0, sample_rate: float = 0.05, fn=None, **kwargs):
@@ -380,17 +384,6 @@ def _script_path():
     main = sys.modules.get("__main__")
     path = getattr(main, "__file__", None)
     return str(Path(path).resolve()) if path else None
-
-
-def _compare_function():
-    """``cann_nb.compare`` (cann_nb/analyze/comparison.py), imported when first used."""
-    try:
-        from ..analyze.comparison import compare
-    except ImportError as exc:
-        from ..errors import CannNbError
-
-        raise CannNbError(f"profile comparison is not available in this installation ({exc})") from None
-    return compare
 
 
 # -- module-level conveniences (cann_nb.start_continuous_monitoring etc.) ----------------------------

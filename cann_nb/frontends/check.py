@@ -39,7 +39,9 @@ Checks
 
 ``--file`` takes a profile directory, a store directory (every profile in it is checked, the latest
 version of each name; the baseline, if it lives there, is skipped), a multi-rank group (every rank),
-or any importable trace or folder. A profile whose run failed or was interrupted is a breach.
+any importable trace or folder, or a name in the store (``NAME``, ``NAME@k``, ``GROUP``, ``GROUP/rank=N``;
+``--store DIR``, default $CANN_NB_DIR or ./profile_results); ``--baseline`` takes one profile the same
+ways. A profile whose run failed or was interrupted is a breach.
 """
 
 from __future__ import annotations
@@ -247,68 +249,70 @@ def metric_value(profile, name: str) -> MetricValue:
 
 
 # -- profiles ---------------------------------------------------------------------------------------
-def profiles_at(path, exclude: Path | None = None) -> tuple[list, list[str]]:
-    """[(label, Profile)] for --file, and notes (e.g. the baseline skipped)."""
-    from ..ingest.load import load
-    from ..store import ProfileGroup, Session, is_group_dir, is_profile_dir
+def profiles_at(path, exclude: Path | None = None, store=None) -> tuple[list, list[str]]:
+    """[(label, Profile)] for --file, and notes (e.g. the baseline skipped). ``path``: a store directory
+    (every profile in it, the latest version of each name), or what ``ingest.load.resolve`` takes (a
+    group, stored or imported, gives every rank); names are looked up in ``store``."""
+    from ..ingest.load import resolve
+    from ..store import ProfileGroup
 
     p = Path(path).expanduser()
-    notes: list[str] = []
-    if not p.exists():
-        raise CheckInputError(f"--file {str(path)!r}: no such file or folder")
+    if _is_store(p):
+        return _store_profiles(p, path, exclude)
     try:
-        if is_profile_dir(p):
-            prof = load(p)
-            return [(prof.name or p.name, prof)], notes
-        if is_group_dir(p):
-            g = ProfileGroup(p)
-            return [(f"{g.name}/rank={r}", g[r]) for r in g.ranks], notes
-        if p.is_dir() and any(is_profile_dir(c) or is_group_dir(c) for c in p.iterdir() if not c.name.startswith(".")):
-            session = Session(p)
-            out = []
-            for name in session.names():
-                if exclude is not None and (p / name).resolve() == exclude:
-                    notes.append(f"{name}: skipped, it is the baseline")
-                    continue
-                obj = session[name]
-                if isinstance(obj, ProfileGroup):
-                    out.extend((f"{name}/rank={r}", obj[r]) for r in obj.ranks)
-                else:
-                    out.append((name, obj))
-            if not out:
-                raise CheckInputError(f"--file {str(path)!r}: the store has no profile to check besides the baseline")
-            return out, notes
-        obj = load(p, progress=False)
+        obj = resolve(path, store, group_ok=True)
     except CannNbError as exc:
-        if isinstance(exc, CheckInputError):
-            raise
-        raise CheckInputError(f"--file {str(path)!r}: {exc}") from None
+        raise CheckInputError(f"--file: {exc}") from None  # the error names what was typed
     if isinstance(obj, ProfileGroup):
-        return [(f"{obj.name}/rank={r}", obj[r]) for r in obj.ranks], notes
-    return [(obj.name or p.name, obj)], notes
+        return [(f"{obj.name}/rank={r}", obj[r]) for r in obj.ranks], []
+    return [(_label(obj, path), obj)], []
 
 
-def baseline_at(path):
-    """One Profile for --baseline (a profile directory, a group rank, or an importable trace)."""
-    from ..ingest.load import load
-    from ..store import ProfileGroup, is_group_dir, is_profile_dir
+def _is_store(p: Path) -> bool:
+    """A directory of stored profiles (not itself a profile or a group)."""
+    from ..store import is_group_dir, is_profile_dir
 
-    p = Path(path).expanduser()
-    if not p.exists():
-        raise CheckInputError(f"--baseline {str(path)!r}: no such file or folder")
-    if p.is_dir() and not is_profile_dir(p) and not is_group_dir(p) and \
-            any(is_profile_dir(c) for c in p.iterdir() if not c.name.startswith(".")):
-        names = sorted(c.name for c in p.iterdir() if is_profile_dir(c) and not c.name.startswith("."))
-        raise CheckInputError(f"--baseline {str(path)!r} is a store with {len(names)} profiles; give one of them, "
-                              f"e.g. {p / names[0]}")
+    return p.is_dir() and not is_profile_dir(p) and not is_group_dir(p) and \
+        any(is_profile_dir(c) or is_group_dir(c) for c in p.iterdir() if not c.name.startswith("."))
+
+
+def _store_profiles(p: Path, typed, exclude: Path | None) -> tuple[list, list[str]]:
+    from ..store import ProfileGroup, Session
+
+    session, out, notes = Session(p), [], []
+    for name in session.names():
+        if exclude is not None and (p / name).resolve() == exclude:
+            notes.append(f"{name}: skipped, it is the baseline")
+            continue
+        try:
+            obj = session[name]
+        except CannNbError as exc:
+            raise CheckInputError(f"--file {str(typed)!r}: {exc}") from None
+        if isinstance(obj, ProfileGroup):
+            out.extend((f"{name}/rank={r}", obj[r]) for r in obj.ranks)
+        else:
+            out.append((name, obj))
+    if not out:
+        raise CheckInputError(f"--file {str(typed)!r}: the store has no profile to check besides the baseline")
+    return out, notes
+
+
+def _label(profile, typed) -> str:
+    """A store name as typed (``nightly@1`` says which version); else the profile's name."""
+    if not Path(typed).expanduser().exists():
+        return str(typed)
+    return profile.name or Path(typed).name
+
+
+def baseline_at(path, store=None):
+    """One Profile for --baseline: what ``ingest.load.resolve`` takes (a path, NAME, NAME@k,
+    GROUP/rank=N; names in ``store``)."""
+    from ..ingest.load import resolve
+
     try:
-        obj = load(p, progress=False)
+        return resolve(path, store)
     except CannNbError as exc:
-        raise CheckInputError(f"--baseline {str(path)!r}: {exc}") from None
-    if isinstance(obj, ProfileGroup):
-        raise CheckInputError(f"--baseline {str(path)!r} is a group of {len(obj)} ranks; give one rank, "
-                              f"e.g. {p / ('rank=' + str(obj.ranks[0] if obj.ranks else 0))}")
-    return obj
+        raise CheckInputError(f"--baseline: {exc}") from None
 
 
 # -- the check --------------------------------------------------------------------------------------
@@ -437,10 +441,11 @@ def _split_limit(text: str, what: str):
 
 
 def check(file, *, metrics=None, thresholds=None, baseline=None, max_regression=None, max_memory=None,
-          alpha: float = sig.DEFAULT_ALPHA, test: str = sig.DEFAULT_TEST) -> CheckResult:
+          alpha: float = sig.DEFAULT_ALPHA, test: str = sig.DEFAULT_TEST, store=None) -> CheckResult:
     """Run the checks on every profile at ``file``; see the module docstring. ``thresholds`` and
     ``max_memory`` are lists of strings (``"200ms"``, ``"step_p50=50ms"``, ``"2GB"``, ``"host:rss=3GB"``);
-    ``max_regression`` a string (``"10%"`` or a time). Raises CheckInputError on bad input."""
+    ``max_regression`` a string (``"10%"`` or a time). ``file`` and ``baseline`` may be names in
+    ``store`` (default $CANN_NB_DIR or ./profile_results). Raises CheckInputError on bad input."""
     if isinstance(thresholds, str):
         thresholds = [thresholds]
     if isinstance(max_memory, str):
@@ -486,9 +491,10 @@ def check(file, *, metrics=None, thresholds=None, baseline=None, max_regression=
     base_profile = None
     exclude = None
     if baseline is not None:
-        base_profile = baseline_at(baseline)
-        exclude = Path(baseline).expanduser().resolve()
-    profiles, notes = profiles_at(file, exclude=exclude)
+        base_profile = baseline_at(baseline, store)
+        at = base_profile.meta.get("stored_at")
+        exclude = Path(at).resolve() if at else None      # a store --file skips the baseline
+    profiles, notes = profiles_at(file, exclude=exclude, store=store)
     rows: list[Row] = []
     base_values: dict[str, MetricValue] = {}
     for label, prof in profiles:

@@ -8,8 +8,9 @@
     cann-nb report PROFILE [-o FILE.html]
     cann-nb monitor-report DIR [--tail N] [--fail-on-anomaly]
 
-PROFILE is a profile directory (``OUTPUT/NAME``), any importable trace or folder, or a NAME in the
-store (``--store DIR``, default $CANN_NB_DIR or ./profile_results).
+PROFILE is a profile directory (``OUTPUT/NAME``), any importable trace or folder, or a name in the
+store (``NAME``, ``NAME@k``, ``GROUP/rank=N``; ``--store DIR``, default $CANN_NB_DIR or ./profile_results),
+resolved by ``ingest.load.resolve``.
 
 Exit codes: 0 success; 1 the profiled script failed (run) or a budget was breached (check);
 2 bad input or usage (argparse errors included). ``run`` passes the script's own exit code through.
@@ -105,7 +106,8 @@ def _parser() -> argparse.ArgumentParser:
                         formatter_class=argparse.RawDescriptionHelpFormatter,
                         description=_check_description())
     ck.add_argument("--file", "-f", required=True, metavar="PROFILE_OR_DIR",
-                    help="profile directory, store directory (every profile in it), group, or importable trace")
+                    help="profile directory, store directory (every profile in it), group, importable trace, "
+                         "or a name in the store (NAME, NAME@k, GROUP, GROUP/rank=N)")
     ck.add_argument("--metric", "-m", action="append", default=None, metavar="METRIC",
                     help="e2e (default), step_p50, step_p99, op:NAME, or a counter metric; repeatable")
     ck.add_argument("--threshold", "-t", action="append", default=None, metavar="[METRIC=]LIMIT",
@@ -120,6 +122,8 @@ def _parser() -> argparse.ArgumentParser:
                     help="significance test for --baseline (default welch)")
     ck.add_argument("--json", action="store_true", help="print the results as one JSON object instead of the table")
     ck.add_argument("--junit", default=None, metavar="FILE", help="also write JUnit XML to FILE")
+    ck.add_argument("--store", default=None, help="store directory for --file and --baseline names "
+                                                  "(default: $CANN_NB_DIR or ./profile_results)")
 
     rp = sub.add_parser("report", help="write a self-contained HTML report of a profile (or of a comparison)",
                         description="Write one self-contained HTML file (no network needed to open it). With "
@@ -230,23 +234,13 @@ def _cmd_list(args) -> int:
 
 
 def _cmd_import(args) -> int:
-    from ..ingest.load import default_name, load
-    from ..store import ProfileGroup, Session
+    from ..ingest.load import import_into_store
+    from ..store import Session
 
-    from pathlib import Path
-
-    obj = load(args.path, workers=args.workers, progress=not args.quiet)
     store = Session(args.output)
-    name = args.name or (obj.name if isinstance(obj, ProfileGroup) else None) or default_name(Path(args.path))
-    name = default_name(Path(name))  # a safe directory name
-    if isinstance(obj, ProfileGroup):
-        stored = store.add_group(name, {r: obj[r] for r in obj.ranks}, obj.meta)
-        text = store[stored].summary_text()
-    else:
-        stored = store.add(obj, name)
-        obj.meta["stored_at"] = str(store.path(stored))
-        text = obj.summary_text()
-    print(store.path(stored) if args.quiet else text + f"\n  stored: {store.path(stored)}")
+    obj = import_into_store(args.path, store, args.name, workers=args.workers, progress=not args.quiet)
+    where = store.path(obj.name)
+    print(where if args.quiet else obj.summary_text() + f"\n  stored: {where}")
     return 0
 
 
@@ -254,11 +248,12 @@ def _cmd_analyze(args) -> int:
     from .. import formatting as F
     from ..analyze import calibration as track_record
     from ..analyze.api import analyze
-    from ..analyze.comparison import resolve
+    from ..ingest.load import resolve, store_root
 
     if args.top < 1:
         raise flags.FlagError("--top must be at least 1")
-    profile, root = resolve(args.profile, args.store)
+    profile = resolve(args.profile, args.store)
+    root = store_root(profile)
     out = analyze(profile, top_hotspots=max(args.top, 50) if args.json else args.top)
     if root is not None:
         if args.calibrate:
@@ -298,7 +293,7 @@ def _cmd_analyze(args) -> int:
 
 def _cmd_compare(args) -> int:
     from .check import parse_percent
-    from ..analyze.comparison import compare
+    from .compare import compare
 
     if args.top < 1:
         raise flags.FlagError("--top must be at least 1")
@@ -318,7 +313,8 @@ def _cmd_check(args) -> int:
     from .check import check
 
     result = check(args.file, metrics=args.metric, thresholds=args.threshold, baseline=args.baseline,
-                   max_regression=args.max_regression, max_memory=args.max_memory, alpha=args.alpha, test=args.test)
+                   max_regression=args.max_regression, max_memory=args.max_memory, alpha=args.alpha, test=args.test,
+                   store=args.store)
     if args.junit:
         result.write_junit(args.junit)
     print(result.to_json() if args.json else result.text())
@@ -328,11 +324,11 @@ def _cmd_check(args) -> int:
 def _cmd_report(args) -> int:
     from pathlib import Path
 
-    from ..analyze.comparison import resolve
+    from ..ingest.load import resolve
     from ..report import write_report
 
-    profile, _ = resolve(args.profile, args.store)
-    base = resolve(args.baseline, args.store)[0] if args.baseline else None
+    profile = resolve(args.profile, args.store)
+    base = resolve(args.baseline, args.store) if args.baseline else None
     out = Path(args.output or f"{profile.name or 'report'}.html")
     print(write_report(profile, out, against=base, title=args.title))
     return 0

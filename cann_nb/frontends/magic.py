@@ -143,12 +143,12 @@ class CannNbMagics(Magics):
     def cann_compare(self, line):
         """Compare two profiles: per-op deltas (delta = new - base, + is slower), buckets, end-to-end,
         memory and findings; shows the diff view. Returns a cann_nb.analyze.comparison.Comparison."""
-        from ..analyze.comparison import compare
         from ..errors import CannNbError
+        from .compare import compare
 
         args = parse_argstring(self.cann_compare, line)
         try:
-            return compare(args.base.strip("'\""), args.new.strip("'\""), store=self.runtime.store(args.output).root,
+            return compare(args.base.strip("'\""), args.new.strip("'\""), store=self.runtime.store(args.output),
                            test=args.test, alpha=args.alpha, record=None if args.record else False)
         except CannNbError as exc:
             raise UsageError(str(exc)) from None
@@ -404,26 +404,14 @@ class Runtime:
                       file=sys.stderr)
 
     def load(self, args):
-        from pathlib import Path
-
         from ..errors import CannNbError
-        from ..ingest.load import default_name, load
-        from ..store import ProfileGroup
+        from ..ingest.load import import_into_store, load
 
         path = os.path.expanduser(args.path.strip().strip("'\""))
         try:
-            obj = load(path)
+            obj = import_into_store(path, self.store(args.output), args.name) if args.store else load(path)
         except CannNbError as exc:
             raise UsageError(str(exc)) from None
-        if args.store:
-            store = self.store(args.output)
-            name = default_name(Path(args.name or obj.name or path))
-            if isinstance(obj, ProfileGroup):
-                name = store.add_group(name, {r: obj[r] for r in obj.ranks}, obj.meta)
-                obj = store[name]
-            else:
-                name = store.add(obj, name)
-                obj.meta["stored_at"] = str(store.path(name))
         self.last = obj
         return obj
 

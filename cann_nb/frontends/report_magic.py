@@ -12,8 +12,9 @@ from IPython.core.error import UsageError
 
 
 def _pick(runtime, shell, ref: str | None, store_dir):
-    from ..analyze.comparison import resolve
+    """The last profile, a Profile held in a notebook variable, else what the resolver makes of ``ref``."""
     from ..errors import CannNbError
+    from ..ingest.load import resolve
     from ..model import Profile
 
     if not ref:
@@ -26,7 +27,7 @@ def _pick(runtime, shell, ref: str | None, store_dir):
     if isinstance(held, Profile):
         return held
     try:
-        return resolve(ref, runtime.store(store_dir).root)[0]
+        return resolve(ref, runtime.store(store_dir))
     except CannNbError as exc:
         raise UsageError(str(exc)) from None
 

@@ -15,6 +15,7 @@ from cann_nb.analyze import significance as sig
 from cann_nb.analyze import calibration as track_record
 from cann_nb.analyze.finding import Finding
 from cann_nb.analyze.comparison import CompareInputError, compare, same_finding
+from cann_nb.errors import NotOneProfile, ProfileNotFound
 from cann_nb.store import Session
 
 from tests.synth_steps import empty, stepped, with_cold_first_step
@@ -184,16 +185,24 @@ def test_json_is_strict_and_complete():
     assert set(d["findings"]) == {"appeared", "resolved", "persisted"}
 
 
-def test_resolve_by_name_path_and_errors(tmp_path):
+def test_names_and_paths_are_resolved_by_the_front_end_compare(tmp_path):
     store = Session(tmp_path / "s")
     store.add(stepped(OPS, name="v1"))
     store.add(stepped(OPS, name="v1", seed=3))           # v1@1 and v1
+    store.add_group("g", {0: stepped(OPS, name="r0"), 1: stepped(OPS, name="r1", seed=1)})
     c = cann_nb.compare("v1@1", str(tmp_path / "s" / "v1"), store=tmp_path / "s", with_findings=False)
     assert c.base.meta["version"] == 1 and c.new.meta["version"] == 2
-    with pytest.raises(CompareInputError, match="no profile 'nope'.*stored: v1"):
-        compare("nope", "v1", store=tmp_path / "s")
+    c = cann_nb.compare("g/rank=0", "g/rank=1", store=tmp_path / "s", with_findings=False)
+    assert (c.base.meta["rank"], c.new.meta["rank"]) == (0, 1)
+    with pytest.raises(ProfileNotFound, match=r"no profile 'nope'.*not a name in the store .*\(stored: v1, g\)"):
+        cann_nb.compare("nope", "v1", store=tmp_path / "s")
+    with pytest.raises(NotOneProfile, match="give one rank, e.g. g/rank=0"):
+        cann_nb.compare("g", "v1", store=tmp_path / "s")
     with pytest.raises(CompareInputError, match="unknown test"):
-        compare("v1", "v1", store=tmp_path / "s", test="ttest")
+        cann_nb.compare("v1", "v1", store=tmp_path / "s", test="ttest")
+    # the analysis itself is pure: Profiles only
+    with pytest.raises(TypeError, match="takes two Profiles; the base is a str"):
+        compare("v1", stepped(OPS))
 
 
 def test_finding_matching_rules():
@@ -223,7 +232,7 @@ def test_findings_resolved_appeared_and_the_track_record(tmp_path, monkeypatch):
     predicted = 5 * 1_000_000.0                                              # the advisor said 5 ms
     _fake_advisor(monkeypatch, {"before": [("slow_mm", ["aten::mm"], predicted), ("syncs", ["aten::add"], 1e5)],
                                 "after": [("syncs", ["aten::add"], 1e5), ("small_ops", ["aten::relu"], 1e4)]})
-    c = compare("before", "after", store=tmp_path / "s")
+    c = cann_nb.compare("before", "after", store=tmp_path / "s")
     assert [f["rule"] for f in c.findings["resolved"]] == ["slow_mm"]
     assert [f["rule"] for f in c.findings["appeared"]] == ["small_ops"]
     assert [f["rule"] for f in c.findings["persisted"]] == ["syncs"]
@@ -234,7 +243,7 @@ def test_findings_resolved_appeared_and_the_track_record(tmp_path, monkeypatch):
     assert rec["realised_ops_ns"] == pytest.approx(c.ops.set_index("name").loc["aten::mm", "base_total_ns"]
                                                    - c.ops.set_index("name").loc["aten::mm", "new_total_ns"])
     # the same comparison again adds nothing; the file is one JSON object per line
-    again = compare("before", "after", store=tmp_path / "s")
+    again = cann_nb.compare("before", "after", store=tmp_path / "s")
     assert again.recorded == []
     lines = (tmp_path / "s" / ".track_record.jsonl").read_text().splitlines()
     assert len(lines) == 1 and json.loads(lines[0])["rule"] == "slow_mm"
@@ -261,17 +270,18 @@ def test_a_change_that_makes_the_run_slower_is_no_fix(tmp_path, monkeypatch):
     store = Session(tmp_path / "s")
     store.add(stepped(OPS, name="before")), store.add(stepped({**OPS, "aten::mm": 5_000_000}, name="after", seed=1))
     _fake_advisor(monkeypatch, {"before": [("slow_mm", ["aten::mm"], 1e6)]})
-    c = compare("before", "after", store=tmp_path / "s")
+    c = cann_nb.compare("before", "after", store=tmp_path / "s")
     assert c.findings["resolved"] and c.recorded == [] and any("no fix" in n or "not a fix" in n for n in c.notes)
 
 
 def test_no_record_without_a_store_or_when_disabled(tmp_path, monkeypatch):
     _fake_advisor(monkeypatch, {"before": [("slow_mm", ["aten::mm"], 1e6)]})
-    c = compare(stepped(OPS, name="before"), stepped(OPS, name="after", seed=1))
+    c = cann_nb.compare(stepped(OPS, name="before"), stepped(OPS, name="after", seed=1))
     assert c.findings["resolved"] and c.recorded == []
     store = Session(tmp_path / "s")
     store.add(stepped(OPS, name="before")), store.add(stepped(OPS, name="after", seed=1))
-    c = compare("before", "after", store=tmp_path / "s", record=False)
+    assert compare(store["before"], store["after"]).recorded == []           # the analysis never records
+    c = cann_nb.compare("before", "after", store=tmp_path / "s", record=False)
     assert c.recorded == [] and not (tmp_path / "s" / ".track_record.jsonl").exists()
 
 

@@ -183,15 +183,18 @@ def test_detailed_mode_records_shapes_and_memory(tmp_path, model, x):
     assert p.meta["options"]["mode"] == "detailed"
 
 
-def test_analyze_returns_findings_and_compare_two_stored_profiles(tmp_path, model, x):
+def test_analyze_findings_and_compare_two_stored_profiles(tmp_path, model, x):
     prof = Profiler(output_path=tmp_path, name="v")
     for n in (5, 40):
         with prof:
             for _ in range(n):
                 model(x)
-    found = prof.analyze(display=False)
+    found = prof.findings(display=False)
     assert isinstance(found, Findings) and isinstance(found, list)
     assert "text/plain" in found._repr_mimebundle_()
+    out = prof.analyze("v@1")                  # the same dict as Profile.analyze(), for a stored name
+    assert out.keys() >= {"profile", "summary", "hotspots", "findings"} and out["profile"]["version"] == 1
+    assert prof.analyze()["profile"]["name"] == prof.profile.analyze()["profile"]["name"] == "v"
     cmp = prof.compare("v@1", "v")
     assert cmp is not None and "Comparison" in type(cmp).__name__
 
@@ -239,10 +242,10 @@ def test_python_collector_records_the_calling_frame(tmp_path):
     assert any("test_python_collector_records_the_calling_frame" in n for n in names)   # the adopted frame
 
 
-def test_analyze_displays_when_asked(tmp_path, model, x, capsys):
+def test_findings_display_when_asked(tmp_path, model, x, capsys):
     with Profiler(output_path=tmp_path, name="shown") as prof:
         model(x)
-    found = prof.analyze(display=True)
+    found = prof.findings(display=True)
     out = capsys.readouterr().out
     assert out.strip() and ("finding" in out)
     assert isinstance(found, Findings)

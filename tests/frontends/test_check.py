@@ -163,6 +163,31 @@ def test_a_store_checks_every_profile_and_skips_the_baseline(store):
     assert [x.profile for x in r.rows] == ["base", "slow", "same"] and r.breaches == 1
     r = check(store, baseline=store / "base", max_regression="10%")
     assert [x.profile for x in r.rows] == ["slow", "same"] and "skipped" in r.notes[0]
+    r = check(store, baseline="base", max_regression="10%", store=store)         # a baseline named in the store
+    assert [x.profile for x in r.rows] == ["slow", "same"] and "skipped" in r.notes[0]
+
+
+def test_file_and_baseline_by_name_in_the_store(store, monkeypatch):
+    Session(store).add(stepped({**OPS, "aten::mm": 30_000_000}, name="base", steps=6, seed=5))  # base@1, base
+    r = check("base", baseline="base@1", max_regression="10%", store=store)
+    assert [(x.profile, x.breach) for x in r.rows] == [("base", True)] and r.settings["baseline"] == "base"
+    monkeypatch.setenv("CANN_NB_DIR", str(store))                                    # the default store
+    assert check("base@1", thresholds=["1s"]).rows[0].profile == "base@1"
+    with pytest.raises(CheckInputError, match=r"--baseline: no profile 'nightly@1'.*\(stored: base@1, slow, same, base\)"):
+        check("base", baseline="nightly@1", max_regression="10%")
+    with pytest.raises(CheckInputError, match=r"--file: no profile 'nightly'.*\(stored: slow, same, base\)"):
+        check("nightly", thresholds=["1s"])
+
+
+def test_a_group_by_name_checks_every_rank_and_a_rank_is_one_baseline(tmp_path):
+    s = Session(tmp_path / "st")
+    s.add_group("g", {0: stepped(OPS, name="r0"), 1: stepped(OPS, name="r1", seed=1)})
+    r = check("g", thresholds=["1s"], store=s.root)
+    assert [x.profile for x in r.rows] == ["g/rank=0", "g/rank=1"]
+    r = check("g/rank=1", baseline="g/rank=0", max_regression="50%", store=s.root)
+    assert [x.profile for x in r.rows] == ["g/rank=1"]
+    with pytest.raises(CheckInputError, match=r"--baseline: 'g' is a group of 2 ranks; give one rank, e.g. g/rank=0"):
+        check("g/rank=1", baseline="g", max_regression="50%", store=s.root)
 
 
 def test_failed_profile_is_a_breach(tmp_path):
@@ -178,7 +203,7 @@ def test_usage_errors(store, tmp_path):
         check(store / "base", baseline=store / "base")
     with pytest.raises(CheckInputError, match="needs --baseline"):
         check(store / "base", max_regression="10%", thresholds=["1s"])
-    with pytest.raises(CheckInputError, match="no such file"):
+    with pytest.raises(CheckInputError, match="missing': not a file or folder, and not a name in the store"):
         check(tmp_path / "missing", thresholds=["1s"])
     with pytest.raises(CheckInputError, match="'200' : missing unit|'200': missing unit"):
         check(store / "base", thresholds=["200"])

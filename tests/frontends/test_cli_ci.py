@@ -64,7 +64,7 @@ def test_ci_walkthrough_runs_as_documented(tmp_path):
     # the clean change passes; bad input names the bad token
     assert "0 breaches" in outputs[-4][1].stdout
     assert "missing unit" in outputs[-3][1].stderr and "'mss'" in outputs[-2][1].stderr
-    assert "no such file" in outputs[-1][1].stderr
+    assert "not a file or folder" in outputs[-1][1].stderr
 
 
 def _readme_ci_commands() -> list[str]:

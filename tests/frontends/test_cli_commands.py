@@ -101,13 +101,22 @@ def test_check_exit_codes_and_outputs(store, tmp_path, capsys):
     d = json.loads(out)
     assert code == 1 and d["breaches"] == 2 and d["exit_code"] == 1
     assert ET.parse(junit).getroot().find("testsuite").get("failures") == "2"
+    # names in the store: --file NAME, --baseline NAME@k (--store DIR; default $CANN_NB_DIR)
+    Session(store).add(stepped({**OPS, "aten::mm": 30_000_000}, name="base", steps=6, seed=9))   # base@1, base
+    code, out, _ = run_cli(capsys, "check", "--file", "base", "--baseline", "base@1", "--max-regression", "10%",
+                           "--store", store, "--json")
+    d = json.loads(out)
+    assert code == 1 and d["settings"]["profiles"] == ["base"] and d["results"][0]["breach"]
+    code, _, err = run_cli(capsys, "check", "--file", "base", "--baseline", "nightly@1", "--max-regression", "10%",
+                           "--store", store)
+    assert code == 2 and "no profile 'nightly@1'" in err and "base@1" in err and str(store) in err
 
 
 @pytest.mark.parametrize("args, message", [
     (["--threshold", "200", "--file", "{s}/base"], "missing unit"),
     (["--threshold", "200mss", "--file", "{s}/base"], "unknown unit 'mss'"),
     (["--threshold", "2GB", "--file", "{s}/base"], "'GB' is a size unit"),
-    (["--threshold", "1s", "--file", "{s}/missing"], "no such file"),
+    (["--threshold", "1s", "--file", "{s}/missing"], "missing': not a file or folder"),
     (["--threshold", "1s", "--file", "{s}/nothing"], "is empty"),
     (["--threshold", "1s", "--file", "{s}/base", "--metric", "step_p50x"], "unknown metric 'step_p50x'"),
     (["--threshold", "1s", "--file", "{s}/base", "--metric", "op:nope"], "no op named 'nope'"),

@@ -103,6 +103,20 @@ def test_repeat_and_warmup_run_the_cell_and_mark_steps(ip, tmp_path):
     assert p.meta["options"]["repeat"] == 3 and p.meta["options"]["warmup"] == 2
 
 
+def test_cann_load_stores_by_the_import_function_and_loads_names(ip, tmp_path):
+    from tests.synth_steps import stepped
+
+    elsewhere = cann_nb.load_session(tmp_path / "elsewhere")
+    elsewhere.add(stepped({"op": 1_000_000}, name="trace"))
+    p = ip.run_line_magic("cann_load", f"{tmp_path / 'elsewhere' / 'trace'} -n imported")
+    assert p.name == "imported" and stored(tmp_path, "imported").meta["name"] == "imported"
+    assert p.meta["stored_at"].endswith("imported")
+    q = ip.run_line_magic("cann_load", f"{tmp_path / 'elsewhere' / 'trace'} --no-store")
+    assert q.name == "trace" and "trace" not in cann_nb.load_session(tmp_path / "store")
+    with pytest.raises(UsageError, match="expected an existing file or folder"):
+        ip.run_line_magic("cann_load", f"{tmp_path / 'missing'}")
+
+
 def test_reused_name_gets_a_new_version(ip, tmp_path):
     run(ip, "%%cann_profile -n same --collectors host --no-display\n1")
     run(ip, "%%cann_profile -n same --collectors host --no-display\n2")
