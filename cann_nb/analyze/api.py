@@ -148,10 +148,9 @@ def hotspot_records(profile, top: int | None = 50) -> list[dict]:
 
 def analyze(profile, top_hotspots: int | None = 50, overrides: dict | None = None) -> dict:
     """DESIGN.md's ``analyze --json`` object: ``{"profile": meta, "summary": {...}, "hotspots": [...],
-    "findings": [...]}``. Custom metrics (``add_custom_metric``), when any are registered, are added
-    under ``"metrics"``; a rule that raised is listed under ``profile.analysis_errors`` instead of
-    failing the analysis."""
-    from .rules.base import custom_metrics
+    "findings": [...]}``. Custom metrics (``cann_nb.add_custom_metric``), when the profile recorded any or
+    a ``per="profile"`` one is registered, are added under ``"metrics"`` (see ``custom_metrics``); a rule
+    that raised is listed under ``profile.analysis_errors`` instead of failing the analysis."""
     errors: list = []
     fs = findings(profile, overrides=overrides, errors=errors)
     meta = dict(profile.meta or {})
@@ -163,15 +162,31 @@ def analyze(profile, top_hotspots: int | None = 50, overrides: dict | None = Non
         "hotspots": hotspot_records(profile, top_hotspots),
         "findings": [json_safe(f.to_dict()) for f in fs],
     }
-    metrics = custom_metrics()
+    metrics = custom_metrics(profile)
     if metrics:
-        vals = {}
-        for name, fn in metrics.items():
-            try:
-                vals[name] = json_safe(fn(profile))
-            except Exception as exc:  # a user's metric must not break the analysis
-                vals[name] = {"error": f"{type(exc).__name__}: {exc}"}
-        out["metrics"] = vals
+        out["metrics"] = json_safe(metrics)
+    return out
+
+
+def custom_metrics(profile) -> dict:
+    """The profile's custom metrics (``cann_nb.add_custom_metric``), by name: each one it recorded
+    (counter rows of source ``custom``: ``per="sample"``/``"step"``) as n/mean/min/max/last, then each
+    ``per="profile"`` metric registered in this process, ``fn(profile)``; a metric that raises gives
+    ``{"error": ...}``, never a failed analysis."""
+    from ..collect.custom_metrics import SOURCE, registered
+
+    out = {}
+    c = profile.counters
+    custom = c[(c["source"] == SOURCE).to_numpy()].sort_values("ts_ns", kind="stable")
+    for name, rows in custom.groupby("metric", observed=True, sort=False):
+        v = rows["value"].to_numpy(dtype=np.float64)
+        out[str(name)] = {"source": SOURCE, "n": int(len(v)), "mean": float(v.mean()), "min": float(v.min()),
+                          "max": float(v.max()), "last": float(v[-1])}
+    for name, metric in registered("profile").items():
+        try:
+            out[name] = metric.fn(profile)
+        except Exception as exc:  # a user's metric must not break the analysis
+            out[name] = {"error": f"{type(exc).__name__}: {exc}"}
     return out
 
 

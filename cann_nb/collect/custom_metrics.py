@@ -9,8 +9,9 @@
 profile's ``counters`` table as rows ``source="custom", metric=NAME`` - the same table the host sampler
 fills - so ``profile.counters``, the charts' counter series, reports, ``analyze --json`` (under
 ``"metrics"``, as n/mean/min/max/last) and ``check --metric NAME`` see them like any other counter.
-``per="profile"`` metrics are *derived from a finished profile*; they are the analysis engine's own
-custom metrics (``cann_nb.analyze.add_custom_metric``) and appear only under ``"metrics"``.
+``per="profile"`` metrics are *derived from a profile* when it is analysed (any profile: collected,
+stored or imported): ``analyze()`` reports ``fn(profile)`` under ``"metrics"`` and ``check --metric
+NAME`` gates on it. This registry is the only one; the analysis reads it.
 
 The registry is process-wide (like the advisor's user rules): every profile taken after registration -
 ``Profiler``, ``%%cann_profile``, continuous monitoring windows - records the metric, through the
@@ -62,7 +63,7 @@ def add_custom_metric(name: str, fn: Callable, per: str = "sample", unit: str | 
     """Register ``fn`` as metric ``name`` for every profile taken from now on (process-wide).
 
     ``per``: ``"sample"`` - ``fn()`` with the host counters; ``"step"`` - ``fn()`` at each step
-    boundary; ``"profile"`` - ``fn(profile)`` on a finished profile, reported by ``analyze()``.
+    boundary; ``"profile"`` - ``fn(profile)`` on each analysed profile, reported by ``analyze()``.
     Registering a name again replaces it. Returns the registration.
     """
     if not isinstance(name, str) or not name.strip() or len(name) > 200 or not name.isprintable():
@@ -71,55 +72,29 @@ def add_custom_metric(name: str, fn: Callable, per: str = "sample", unit: str | 
         raise TypeError(f"custom metric {name!r}: fn must be callable")
     if per not in KINDS:
         raise ValueError(f"custom metric {name!r}: per must be one of {', '.join(KINDS)}, not {per!r}")
-    from ..analyze.rules.base import add_custom_metric as add_analysis_metric
-
     metric = CustomMetric(name, fn, per, unit)
     with _lock:
-        if per == "profile":
-            _METRICS.pop(name, None)
-            add_analysis_metric(name, fn)
-        else:
-            _METRICS[name] = metric
-            # analyze() reports the recorded counter (n/mean/min/max/last) under "metrics"
-            add_analysis_metric(name, _CounterSummary(name))
+        _METRICS[name] = metric
     return metric
 
 
 def remove_custom_metric(name: str) -> None:
     """Unregister ``name`` (sampled, per-step or per-profile); unknown names are ignored."""
-    from ..analyze.rules.base import remove_custom_metric as remove_analysis_metric
-
     with _lock:
         _METRICS.pop(name, None)
-        remove_analysis_metric(name)
 
 
 def registered(per: str | None = None) -> dict[str, CustomMetric]:
-    """The measured (``sample``/``step``) metrics, by name; ``per`` filters by kind."""
+    """The registered metrics of kind ``per``, by name; without ``per``, those measured while the code
+    runs (``sample`` and ``step``: what the ``custom`` collector records)."""
     with _lock:
-        return {n: m for n, m in _METRICS.items() if per is None or m.per == per}
+        return {n: m for n, m in _METRICS.items() if (m.per == per if per else m.per != "profile")}
 
 
 def custom_metrics_frame(profile) -> pd.DataFrame:
     """The custom metric rows of a profile's counters table (ts_ns, metric, value)."""
     c = profile.counters
     return c[(c["source"] == SOURCE).to_numpy()].reset_index(drop=True)
-
-
-class _CounterSummary:
-    """analyze()'s view of a recorded custom metric: a picklable callable, so registries stay copyable."""
-
-    def __init__(self, name: str):
-        self.name = name
-
-    def __call__(self, profile):
-        c = profile.counters
-        rows = c[((c["source"] == SOURCE) & (c["metric"] == self.name)).to_numpy()]
-        if not len(rows):
-            return None
-        v = rows.sort_values("ts_ns")["value"].to_numpy(dtype=np.float64)
-        return {"source": SOURCE, "n": int(len(v)), "mean": float(v.mean()), "min": float(v.min()),
-                "max": float(v.max()), "last": float(v[-1])}
 
 
 def _as_value(got) -> float | None:

@@ -14,7 +14,7 @@ Metrics
   ``op:NAME``    total time of the op NAME (every event of that name, host or device)
   ``COUNTER``    a metric of the counters table (custom metrics, ``cpu_util:process``...), its mean;
                  ``max(COUNTER)``, ``min(COUNTER)``, ``last(COUNTER)`` pick another aggregate; or a
-                 custom metric registered in this process with ``analyze.add_custom_metric``. Counters
+                 ``per="profile"`` metric registered in this process with ``cann_nb.add_custom_metric``. Counters
                  whose unit is known take limits in it: ``latency_*`` and ``*_ns`` are times (the
                  monitor's ``max(latency_p99)=20ms``), ``rss``, ``gpu_mem_used`` and ``*bytes*`` sizes,
                  ``*util*`` percentages; other counters take plain numbers
@@ -232,12 +232,12 @@ def metric_value(profile, name: str) -> MetricValue:
             v = {"mean": vals.mean(), "max": vals.max(), "min": vals.min(), "last": vals[-1]}[agg]
             return MetricValue(name, counter_kind(counter), float(v), None)
     if not m:
-        from ..analyze.rules.base import custom_metrics
+        from ..collect.custom_metrics import registered
 
-        fn = custom_metrics().get(name)
-        if fn is not None:
+        metric = registered("profile").get(name)
+        if metric is not None:
             try:
-                v = float(fn(profile))
+                v = float(metric.fn(profile))
             except Exception as exc:
                 raise CheckInputError(f"custom metric {name!r} failed on profile {label!r}: "
                                       f"{type(exc).__name__}: {exc}") from None

@@ -11,7 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cann_nb.analyze import add_custom_metric, analyze, findings, remove_custom_metric, rule, unregister
+from cann_nb import add_custom_metric, remove_custom_metric
+from cann_nb.analyze import analyze, findings, rule, unregister
 from cann_nb.analyze.rules import RULES, make_finding, rules_table
 from cann_nb.analyze.finding import CATEGORIES
 
@@ -104,7 +105,7 @@ def test_user_rule_and_custom_metric():
         yield make_finding(ctx, "test_user_rule", "hotspot", f"{len(rows)} calls", rows=rows,
                            gain_ns=float(ctx.dur[rows].sum()), method="union of flagged time")
 
-    add_custom_metric("n_events", lambda prof: len(prof.events))
+    add_custom_metric("n_events", lambda prof: len(prof.events), per="profile")
     try:
         fs = findings(p)
         mine = [f for f in fs if f.rule == "test_user_rule"]

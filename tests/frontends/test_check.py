@@ -72,9 +72,9 @@ def test_metric_errors_are_clear():
 
 
 def test_registered_custom_metric():
-    from cann_nb.analyze import add_custom_metric, remove_custom_metric
+    from cann_nb import add_custom_metric, remove_custom_metric
 
-    add_custom_metric("n_events_test", lambda prof: len(prof.events))
+    add_custom_metric("n_events_test", lambda prof: len(prof.events), per="profile")
     try:
         p = stepped(OPS)
         assert metric_value(p, "n_events_test").value == len(p.events)

@@ -14,12 +14,11 @@ import math
 
 from ..context import context
 from ..finding import Finding, findings_frame
-from .base import (Rule, add_custom_metric, custom_metrics, make_finding, register, registered, remove_custom_metric,
-                   replay_gain, rule, run_rules, unregister)
+from .base import Rule, make_finding, register, registered, replay_gain, rule, run_rules, unregister
 from .table import RULES
 
 __all__ = ["findings", "rules_table", "Rule", "rule", "register", "unregister", "make_finding", "replay_gain",
-           "add_custom_metric", "remove_custom_metric", "custom_metrics", "RULES", "findings_frame"]
+           "RULES", "findings_frame"]
 
 
 def all_rules() -> list[Rule]:

@@ -42,7 +42,6 @@ class Rule:
 
 
 _REGISTRY: dict[str, Rule] = {}
-_METRICS: dict[str, Callable] = {}
 
 
 def register(rule: Rule, replace: bool = False) -> Rule:
@@ -74,22 +73,6 @@ def rule(id: str, category: str, title: str = "", thresholds: dict | None = None
 
 def registered() -> list[Rule]:
     return list(_REGISTRY.values())
-
-
-def add_custom_metric(name: str, fn: Callable) -> None:
-    """A metric computed on every analysed profile (``fn(profile) -> JSON-serialisable value``);
-    it appears under ``metrics`` in ``analyze(profile)``."""
-    if not callable(fn):
-        raise TypeError("fn must be callable: fn(profile) -> value")
-    _METRICS[name] = fn
-
-
-def remove_custom_metric(name: str) -> None:
-    _METRICS.pop(name, None)
-
-
-def custom_metrics() -> dict:
-    return dict(_METRICS)
 
 
 # -- findings -----------------------------------------------------------------------------------------
