@@ -1,4 +1,9 @@
-"""Profile a Python script the way %%cann_profile profiles a cell (used by ``python -m cann_nb run``)."""
+"""The warm-up/repeat loop, and profiling a Python script the way %%cann_profile profiles a cell (used by
+``python -m cann_nb run``).
+
+``runs(session, warmup, repeat)`` is the one loop of both: the script runner iterates it around
+``runpy``; the profiled cell's rewritten code iterates it around the cell's statements (magic.py: the
+statements must run in the cell's own namespace, so the loop cannot take them as a function)."""
 
 from __future__ import annotations
 
@@ -14,6 +19,21 @@ from . import auto
 from .session import CollectionSession
 from ..model import Profile
 
+
+def runs(session: CollectionSession, warmup: int, repeat: int, adopt_caller: bool = False):
+    """Yield once per run of the user's code: ``warmup`` runs unprofiled, then (the session started,
+    unless it already runs) ``repeat`` profiled runs, each one step when ``repeat > 1``. The caller
+    stops the session. ``adopt_caller``: see ``CollectionSession.start``."""
+    for _ in range(warmup):
+        yield "warmup"
+    if not session.running:
+        session.start(adopt_caller=adopt_caller)
+    for i in range(repeat):
+        if repeat > 1:
+            session.mark_step()
+        yield i
+
+
 def profile_script(script: str, script_args: list[str], args) -> tuple[Profile, int]:
     """Run ``script`` with ``script_args`` under the collectors; return (profile, exit code).
 
@@ -25,19 +45,13 @@ def profile_script(script: str, script_args: list[str], args) -> tuple[Profile, 
     names = args.collector_names or auto.for_script(source)
     name = args.name or re.sub(r"[^A-Za-z0-9_.\-]", "_", path.stem) or "script"
     session = CollectionSession(name, names, flags.options(args), {
-        "kind": "script", "path": str(path.resolve()), "argv": list(script_args),
-        "repeat": args.repeat, "warmup": args.warmup})
+        "kind": "script", "path": str(path.resolve()), "argv": list(script_args)})
     saved_argv, saved_path0 = sys.argv[:], sys.path[0] if sys.path else None
     sys.argv = [str(path), *script_args]
     sys.path.insert(0, str(path.resolve().parent))
     code = 0
     try:
-        for _ in range(args.warmup):
-            _run(path)
-        session.start()
-        for _ in range(args.repeat):
-            if args.repeat > 1:
-                session.mark_step()
+        for _ in runs(session, args.warmup, args.repeat):
             _run(path)
         session.stop()
     except SystemExit as exc:

@@ -42,6 +42,7 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 
 from ..collect import flags
 from ..collect import auto
+from ..collect import runner
 from ..collect.session import CollectionSession
 from ..collect.flags import PROFILE_FLAGS
 from ..store import Session
@@ -313,26 +314,18 @@ class Runtime:
             self.run.session.close()
         name = args.name or f"cell_{self.shell.execution_count}"
         options = flags.options(args)
-        source = {"kind": "cell", "execution_count": self.shell.execution_count,
-                  "cell": self._raw_cell(), "repeat": args.repeat, "warmup": args.warmup}
+        source = {"kind": "cell", "execution_count": self.shell.execution_count, "cell": self._raw_cell()}
         if getattr(args, "sweep_point", None):
             source["sweep"] = args.sweep_point
         session = CollectionSession(name, args.collector_names, options, source)
         self.run = _Run(args, session)
-        if args.warmup == 0:
+        if args.warmup == 0:  # a cell without the loop starts here; with it, runs() finds it running
             session.start(adopt_caller=True)
 
     def runs(self):
-        """The loop of a --warmup/--repeat cell: warm-up runs unprofiled, then one step per repeat."""
-        run = self.run
-        for _ in range(run.args.warmup):
-            yield "warmup"
-        if not run.session.running:
-            run.session.start(adopt_caller=True)
-        for i in range(run.args.repeat):
-            if run.args.repeat > 1:
-                run.session.mark_step()
-            yield i
+        """The loop of a --warmup/--repeat cell: collect.runner's loop, the one the ``run`` command uses
+        (returned, not wrapped: the cell's frame stays its caller for the Python tracer's adoption)."""
+        return runner.runs(self.run.session, self.run.args.warmup, self.run.args.repeat, adopt_caller=True)
 
     def keep(self, value):
         if self.run is not None:

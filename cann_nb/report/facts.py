@@ -49,10 +49,13 @@ def what(profile) -> dict:
         items.append(("imported from", _s(src.get("path"))))
         if src.get("format"):
             items.append(("format", _s(src["format"])))
-    if isinstance(src.get("repeat"), int) and src["repeat"] > 1:
-        items.append(("repeat", f"{src['repeat']} runs (one step each)"))
-    if isinstance(src.get("warmup"), int) and src["warmup"] > 0:
-        items.append(("warm-up", f"{src['warmup']} runs, not profiled"))
+    # the loop's counts live in meta.options; profiles stored by earlier versions have them in source only
+    opts = _d(meta.get("options"))
+    repeat, warmup = opts.get("repeat", src.get("repeat")), opts.get("warmup", src.get("warmup"))
+    if isinstance(repeat, int) and repeat > 1:
+        items.append(("repeat", f"{repeat} runs (one step each)"))
+    if isinstance(warmup, int) and warmup > 0:
+        items.append(("warm-up", f"{warmup} runs, not profiled"))
     sweep = _d(src.get("sweep"))
     if sweep.get("variables"):
         items.append(("sweep point", ", ".join(f"{k}={v}" for k, v in _d(sweep["variables"]).items())))

@@ -173,6 +173,21 @@ def test_run_with_step_marks_and_skip_steps(tmp_path):
     assert r.returncode == 2 and "--skip-steps" in r.stderr
 
 
+def test_run_repeat_and_warmup_share_the_cells_loop(tmp_path, capsys):
+    script = tmp_path / "count.py"
+    script.write_text("with open(__file__ + '.runs', 'a') as fh:\n    fh.write('x')\n")
+    code, _, _ = run_cli(capsys, "run", script, "-o", tmp_path / "out", "-n", "rep", "--collectors", "host",
+                         "--repeat", "3", "--warmup", "2", "--quiet")
+    assert code == 0 and (tmp_path / "count.py.runs").read_text() == "x" * 5
+    p = cann_nb.load_session(tmp_path / "out")["rep"]
+    assert (p.events["cat"] == "step").sum() == 3
+    assert p.meta["options"]["repeat"] == 3 and p.meta["options"]["warmup"] == 2
+    assert "repeat" not in p.meta["source"] and "warmup" not in p.meta["source"]     # kept once, in options
+    script.write_text("raise SystemExit(3)\n")                                        # the script's exit code
+    assert run_cli(capsys, "run", script, "-o", tmp_path / "out", "--collectors", "host", "--repeat", "2",
+                   "--quiet")[0] == 3
+
+
 def test_step_is_a_no_op_without_a_profile():
     cann_nb.step()   # nothing is recording: nothing happens, nothing raises
 

@@ -101,6 +101,7 @@ def test_repeat_and_warmup_run_the_cell_and_mark_steps(ip, tmp_path):
     steps = p.events[p.events["cat"] == "step"]
     assert len(steps) == 3 and (steps["dur_ns"] > 0).all()
     assert p.meta["options"]["repeat"] == 3 and p.meta["options"]["warmup"] == 2
+    assert "repeat" not in p.meta["source"] and "warmup" not in p.meta["source"]     # kept once, in options
 
 
 def test_cann_load_stores_by_the_import_function_and_loads_names(ip, tmp_path):
