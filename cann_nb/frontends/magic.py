@@ -424,14 +424,16 @@ def show(profile) -> None:
     the widgets cannot be built (their error is one line, never a traceback in the user's cell)."""
     from IPython.display import display
 
-    try:
-        from ..widgets import show as show_widgets
+    # imported outside the try: a failing import of the package's own code is a bug to see, not a fallback
+    from ..widgets import show as show_widgets
+    from ..widgets.static import summary_html, summary_text
 
+    try:
         show_widgets(profile)
-    except Exception as exc:
+    except Exception as exc:  # the view could not be built here: say so in one line, show the static summary
         print(f"cann_nb: interactive view unavailable ({type(exc).__name__}: {exc}); static summary below",
               file=sys.stderr)
-        display(profile)
+        display({"text/plain": summary_text(profile), "text/html": summary_html(profile)}, raw=True)
 
 
 _RUNTIMES: dict[int, Runtime] = {}

@@ -291,6 +291,7 @@ class SweepResult:
 
 def from_store(group: str, store=None) -> SweepResult:
     """Rebuild a stored sweep's result from the store (the profiles whose sweep group is ``group``)."""
+    from ..errors import CannNbError
     from ..store import Session
 
     session = Session(store)
@@ -298,7 +299,7 @@ def from_store(group: str, store=None) -> SweepResult:
     for name in session.names():
         try:
             p = session[name]
-        except Exception:
+        except CannNbError:  # an unreadable profile is not part of any sweep; the others still are
             continue
         sw = ((getattr(p, "meta", {}) or {}).get("source") or {}).get("sweep") or {}
         if sw.get("group") == group:

@@ -312,13 +312,13 @@ class Monitor:
     def _warm_up(self) -> None:
         """torch.profiler's first start in a process costs 1-5 s: pay it here, not in a served call.
         Bursts are armed from the first window that opens after it."""
-        try:
-            from ..collect.session import torch_busy
-            from ..collect.torch_collector import TorchCollector
+        from ..collect.session import torch_busy
+        from ..collect.torch_collector import TorchCollector
 
+        try:
             if not torch_busy():   # a running profile has warmed torch.profiler up already
                 TorchCollector.warm_up()
-        except Exception as exc:
+        except Exception as exc:  # torch failed to start here: recorded in errors, the windows go on
             self._error(f"torch.profiler warm-up failed: {type(exc).__name__}: {exc}")
         self._warm = True
 

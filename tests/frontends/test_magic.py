@@ -194,3 +194,18 @@ def test_the_store_write_overlaps_the_display_and_is_done_with_the_cell(ip, tmp_
     assert run(ip, "%%cann_profile -n later --collectors host\n1 + 1").success
     assert (tmp_path / "store" / "later" / "meta.json").exists()
     assert marks["shown"] < marks["written"]                 # the view did not wait for the write
+
+
+def test_a_view_that_cannot_be_built_is_one_line_and_the_static_summary(ip, tmp_path, monkeypatch, capsys):
+    import cann_nb.widgets as widgets
+
+    def broken(profile):
+        raise RuntimeError("no widget front end here")
+
+    monkeypatch.setattr(widgets, "show", broken)
+    result = run(ip, "%%cann_profile -n viewless --collectors host\n1")
+    assert result.success
+    out, err = capsys.readouterr()
+    assert "interactive view unavailable (RuntimeError: no widget front end here); static summary below" in err
+    assert "Traceback" not in err and "cann_nb profile 'viewless'" in out           # the text/plain summary
+    assert "viewless" in cann_nb.load_session(tmp_path / "store")
