@@ -46,6 +46,7 @@ import pandas as pd
 from . import significance as sig
 from .. import formatting as F
 from ..errors import CannNbError
+from ..model import render
 
 VIEWS = ("name", "name+shapes", "module")
 VIEW_KEYS = {"name": ["name"], "name+shapes": ["name", "shapes"], "module": ["module"]}
@@ -128,90 +129,22 @@ class Comparison:
             "findings": self.findings, "notes": self.notes, "recorded": self.recorded,
         })
 
-    # -- for people ----------------------------------------------------------------------------
+    # -- for people (renderers registered by the view layer: widgets/static.py, widgets/views.py) ----
     def summary_text(self, top: int = 10, by: str = "name") -> str:
-        b, n = _label(self.base, "base"), _label(self.new, "new")
-        s = self.settings
-        lines = [f"cann_nb compare {b!r} -> {n!r}  (delta = new - base: + is slower / larger)"]
-        e = self.e2e
-        per = " per step" if s.get("normalised") else ""
-        lines.append(f"  end-to-end{per}: {F.ns(e['base_ns'])} -> {F.ns(e['new_ns'])}  "
-                     f"({F.ns(e['delta_ns'], True)}, {F.pct(e['delta_pct'])}, {F.ratio(e['ratio'])})  "
-                     f"{_verdict_text(e, s)}")
-        st = self.steps
-        if st["base"]["n"] or st["new"]["n"]:
-            lines.append(f"  steps: {st['base']['n']} vs {st['new']['n']}; median step "
-                         f"{F.ns(st['base'].get('median_ns'))} -> {F.ns(st['new'].get('median_ns'))}"
-                         + (f" ({F.pct(st.get('delta_pct'))})" if st.get("delta_pct") is not None else ""))
-        counts = self.buckets(by)
-        lines.append(f"  ops by {by}: " + ", ".join(f"{counts[k]} {k}" for k in BUCKETS))
-        for note in self.notes:
-            lines.append(f"  note: {note}")
-        if len(self.memory):
-            parts = [f"{r.device} {F.nbytes(r.base_peak_bytes)} -> {F.nbytes(r.new_peak_bytes)} "
-                     f"({F.pct(r.delta_pct)})" for r in self.memory.itertuples()]
-            lines.append("  peak memory: " + "; ".join(parts))
-        if len(self.devices):
-            busy = self.devices[self.devices["metric"] == "busy_ns"]
-            parts = [f"{r.device} {F.ns(r.base_ns)} -> {F.ns(r.new_ns)}" for r in busy.itertuples()]
-            if parts:
-                lines.append("  busy time per device: " + "; ".join(parts))
-        fd = self.findings
-        lines.append(f"  findings: {len(fd['resolved'])} resolved, {len(fd['appeared'])} appeared, "
-                     f"{len(fd['persisted'])} persisted")
-        for f in fd["resolved"][:5]:
-            lines.append(f"    resolved: [{f['rule']}] {F.clip(f['title'], 90)}")
-        for f in fd["appeared"][:5]:
-            lines.append(f"    appeared: [{f['rule']}] {F.clip(f['title'], 90)}")
-        df = self.tables[by]
-        keys = VIEW_KEYS[by]
-        for bucket in ("slower", "faster", "added", "removed"):
-            part = df[df["bucket"] == bucket].head(top)
-            if not len(part):
-                continue
-            rows = []
-            for r in part.to_dict("records"):
-                label = " ".join(str(r[k]) for k in keys if str(r[k]))
-                rows.append([F.clip(label or "(none)", 56), r["cat"], f"{r['base_count']:g}", f"{r['new_count']:g}",
-                             F.ns(r["base_total_ns"]), F.ns(r["new_total_ns"]), F.ns(r["delta_ns"], True),
-                             F.pct(r["delta_pct"]), F.ratio(r["ratio"]), F.pvalue(r["p_value"])])
-            lines.append(f"  {bucket} ({counts[bucket]}{', top ' + str(top) if counts[bucket] > top else ''}):")
-            lines.append(F.table(rows, [by, "cat", "base n", "new n", "base total", "new total", "delta",
-                                        "delta %", "new/base", "p"], right={2, 3, 4, 5, 6, 7, 8, 9}, indent="    "))
-        lines.append("  significance: " + s["description"])
-        for rec in self.recorded:
-            lines.append(f"  track record: {rec['rule']} predicted {F.ns(rec['predicted_gain_ns'])}, "
-                         f"realised {F.ns(rec['realised_ns'])}")
-        return "\n".join(lines)
-
-    def _repr_html_(self) -> str:
-        from html import escape
-
-        return ('<div class="cann-nb-compare"><pre style="font-size:12px">' + escape(self.summary_text())
-                + "</pre></div>")
+        return render("comparison.text", self, top=top, by=by)
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        bundle = {"text/plain": self.summary_text(), "text/html": self._repr_html_()}
-        try:  # the widgets engineer's diff view, when the front-end bundle is built
-            from .widgets import _bundle
-            from .widgets.display import WIDGET_MIME
-            from .widgets.views import DiffView
-
-            if _bundle.bundle_available():
-                view = DiffView(self.base, self.new)
-                bundle[WIDGET_MIME] = {"version_major": 2, "version_minor": 0, "model_id": view.model_id}
-        except Exception:  # no widget support here: the text and HTML still show
-            pass
-        return bundle
+        """The diff view with its text/plain and static text/html fallbacks (a cell's last value)."""
+        return render("comparison.bundle", self)
 
     def __repr__(self) -> str:
         c = self.buckets()
-        return (f"<Comparison {_label(self.base, 'base')!r} -> {_label(self.new, 'new')!r}: e2e "
+        return (f"<Comparison {label(self.base, 'base')!r} -> {label(self.new, 'new')!r}: e2e "
                 f"{F.pct(self.e2e['delta_pct'])}, {c['slower']} slower, {c['faster']} faster, "
                 f"{c['added']} added, {c['removed']} removed>")
 
 
-def _label(profile, default: str) -> str:
+def label(profile, default: str) -> str:
     name = getattr(profile, "name", "") or default
     version = (getattr(profile, "meta", {}) or {}).get("version")
     return f"{name}" if not version or version == 1 else f"{name} (v{version})"
@@ -226,7 +159,7 @@ def _identity(profile) -> dict:
             "devices": sorted({str(d) for d in profile.events["device"].dropna().unique()})}
 
 
-def _verdict_text(e: dict, s: dict) -> str:
+def verdict_text(e: dict, s: dict) -> str:
     if e.get("p_value") is None or not math.isfinite(e["p_value"]):
         return "(significance unknown: " + s["unknown_reason"] + ")" if s.get("unknown_reason") else ""
     word = "significant" if e["significant"] else "not significant"

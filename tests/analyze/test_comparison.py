@@ -315,7 +315,8 @@ def test_display_bundle_has_text_and_html():
     c = compare(stepped(OPS), stepped(OPS, seed=1), with_findings=False)
     b = c._repr_mimebundle_()
     assert b["text/plain"].startswith("cann_nb compare") and "<pre" in b["text/html"]
-    assert "&lt;" in compare(stepped({"<b>x</b>": 5}), stepped({"<b>x</b>": 9}))._repr_html_()
+    assert "&lt;" in compare(stepped({"<b>x</b>": 5}), stepped({"<b>x</b>": 9}))._repr_mimebundle_()["text/html"]
+    assert "<b>x</b>" not in compare(stepped({"<b>x</b>": 5}), stepped({"<b>x</b>": 9}))._repr_mimebundle_()["text/html"]
 
 
 def test_a_cold_first_step_is_left_out_of_the_test():
