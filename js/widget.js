@@ -224,6 +224,16 @@ const VIEWS = {
   },
 };
 
+// The profiled cell's static summary is an output of its own just before this view (so that exports of
+// notebooks saved with widget state still show it); once the view has rendered, it would say the same
+// twice. JupyterLab, Notebook 7 and VS Code keep a notebook's outputs in one document.
+function hideStaticSummary(token) {
+  if (!token || typeof document === "undefined") return;
+  for (const el of document.querySelectorAll(`[data-cnb-summary="${CSS.escape(token)}"]`)) {
+    (el.closest(".jp-OutputArea-child") || el).style.display = "none";  // author CSS beats [hidden]
+  }
+}
+
 async function render({ model, el }) {
   const t0 = performance.now();
   const root = h("div", { class: "cnb-root" });
@@ -239,6 +249,7 @@ async function render({ model, el }) {
     const cleanup = await fn(model, root, t0);
     loading.remove();
     root.dataset.ready = "1";
+    hideStaticSummary(model.get("summary_token"));
     return cleanup;
   } catch (e) {
     console.error("cann_nb widget", e);

@@ -420,20 +420,18 @@ class Runtime:
 
 
 def show(profile) -> None:
-    """The tabbed widget view with its text/plain and static HTML fallbacks; the fallbacks alone if
-    the widgets cannot be built (their error is one line, never a traceback in the user's cell)."""
-    from IPython.display import display
-
+    """Two outputs: the static summary (text/plain + escaped HTML), then the tabbed widget view, which
+    hides the summary once it renders (widgets/display.py says why they are two). If the view cannot
+    be built, its error is one line, never a traceback in the user's cell; the summary stays."""
     # imported outside the try: a failing import of the package's own code is a bug to see, not a fallback
-    from ..widgets import show as show_widgets
-    from ..widgets.static import summary_html, summary_text
+    from ..widgets import display as views
 
+    token = views.show_summary(profile)
     try:
-        show_widgets(profile)
-    except Exception as exc:  # the view could not be built here: say so in one line, show the static summary
-        print(f"cann_nb: interactive view unavailable ({type(exc).__name__}: {exc}); static summary below",
+        views.show_view(profile, token)
+    except Exception as exc:  # the view could not be built here: say so in one line
+        print(f"cann_nb: interactive view unavailable ({type(exc).__name__}: {exc}); the static summary is above",
               file=sys.stderr)
-        display({"text/plain": summary_text(profile), "text/html": summary_html(profile)}, raw=True)
 
 
 _RUNTIMES: dict[int, Runtime] = {}

@@ -1,9 +1,14 @@
 """The notebook output of a profile or a comparison: text/plain and static text/html beside the
 interactive view. These are the renderers cann_nb/__init__.py registers for Profile and Comparison, so
-a Profile or a Comparison that is a cell's last value shows its view."""
+a Profile or a Comparison that is a cell's last value shows its view (one mimebundle).
+
+``show`` (the profiled cell's output) writes two outputs instead: the static summary, then the view,
+which hides that summary once it has rendered. An export of a notebook saved with widget state
+(nbconvert, GitHub) then still shows the summary, where the one bundle would show only the widget."""
 
 from __future__ import annotations
 
+import uuid
 from html import escape
 
 from . import _bundle
@@ -18,12 +23,15 @@ def _with_widget(text: str, html: str, make_view) -> dict:
     (GitHub, nbconvert, a notebook reopened without its kernel) show the text/html; JupyterLab,
     Notebook 7 and VS Code show the widget."""
     if not _bundle.bundle_available():
-        note = f'<div class="cann-nb-missing-bundle" style="font:12px system-ui,sans-serif;color:#9a6700">' \
-               f"{escape(_bundle.MISSING_MESSAGE)}</div>"
-        return {"text/plain": text, "text/html": note + html}
+        return {"text/plain": text, "text/html": _missing_bundle_note() + html}
     view = make_view()
     return {"text/plain": text, "text/html": html,
             WIDGET_MIME: {"version_major": 2, "version_minor": 0, "model_id": view.model_id}}
+
+
+def _missing_bundle_note() -> str:
+    return (f'<div class="cann-nb-missing-bundle" style="font:12px system-ui,sans-serif;color:#9a6700">'
+            f"{escape(_bundle.MISSING_MESSAGE)}</div>")
 
 
 def display_bundle(profile, findings=None, **kwargs) -> dict:
@@ -43,7 +51,39 @@ def comparison_bundle(cmp, **kwargs) -> dict:
 
 
 def show(profile, findings=None, **kwargs) -> None:
-    """Display a profile's tabbed view (with its text and HTML fallbacks) in the current notebook."""
+    """Display a profile in the current notebook as two outputs: its static summary, then its view
+    (see ``show_summary``)."""
+    show_view(profile, show_summary(profile), findings, **kwargs)
+
+
+def show_summary(profile) -> str:
+    """Display the static summary (text/plain + escaped text/html) as an output of its own; return the
+    token it is marked with (``data-cnb-summary``), which the view that follows hides once it renders.
+
+    Its own output, not the widget's fallback: nbconvert picks the widget mime over text/html whenever
+    the notebook was saved with widget state (nbclient and JupyterLab save it), and that widget then
+    needs a CDN, so an exported notebook would show nothing where the profile was."""
     from IPython.display import display
 
-    display(display_bundle(profile, findings, **kwargs), raw=True)
+    token = uuid.uuid4().hex
+    html = f'<div data-cnb-summary="{token}">{summary_html(profile)}</div>'
+    display({"text/plain": summary_text(profile), "text/html": html}, raw=True)
+    return token
+
+
+def show_view(profile, summary_token: str = "", findings=None, **kwargs) -> None:
+    """Display the ProfileView alone (a one-line text/plain pointer beside it); once rendered it hides
+    the static summary marked ``summary_token``. Without the front-end bundle: the note saying how
+    to build it."""
+    from IPython.display import display
+
+    if not _bundle.bundle_available():
+        display({"text/html": _missing_bundle_note()}, raw=True)
+        return
+    from .views import ProfileView
+
+    kwargs.setdefault("charts", "lazy")
+    view = ProfileView(profile, findings, summary_token=summary_token, **kwargs)
+    pointer = f"cann_nb: the interactive view of {profile.name!r} shows in JupyterLab, Notebook 7 or VS Code"
+    display({"text/plain": pointer,
+             WIDGET_MIME: {"version_major": 2, "version_minor": 0, "model_id": view.model_id}}, raw=True)

@@ -31,6 +31,8 @@ class _View(anywidget.AnyWidget):
     _view = t.Unicode("").tag(sync=True)
     bundle_ok = t.Bool(True).tag(sync=True)
     render_stats = t.Dict().tag(sync=True)
+    # marks the static summary displayed just before this view (display.show_summary): hidden once rendered
+    summary_token = t.Unicode("").tag(sync=True)
 
     def __init__(self, **kwargs):
         self._esm = _bundle.bundle_esm()

@@ -57,6 +57,10 @@ COMPARE_CELLS = ("%load_ext cann_nb",
                  "%cann_compare before after")
 
 
+# a displayed profiled cell: its static summary output first, then the view that hides it once rendered
+SUMMARY_CELLS = ("%load_ext cann_nb", WORKLOAD.replace("-n e2e --no-display", "-n shown"))
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -79,6 +83,9 @@ def lab(tmp_path_factory):
     cmp = nbformat.v4.new_notebook(metadata=nb.metadata)
     cmp.cells = [nbformat.v4.new_code_cell(c) for c in COMPARE_CELLS]
     nbformat.write(cmp, root / "compare.ipynb")
+    shown = nbformat.v4.new_notebook(metadata=nb.metadata)
+    shown.cells = [nbformat.v4.new_code_cell(c) for c in SUMMARY_CELLS]
+    nbformat.write(shown, root / "shown.ipynb")
     port = _free_port()
     env = dict(os.environ, CANN_NB_DIR=str(root / "profile_results"), KINETO_LOG_LEVEL="99")
     log = open(root / "lab.log", "wb")
@@ -238,6 +245,32 @@ def test_cann_compare_shows_the_diff_view_linked_to_both_timelines(browser, lab)
         assert name and not page.blocked, page.blocked
     except Exception:
         page.screenshot(path=str(ARTIFACTS / "lab_compare_failure.png"), full_page=True)
+        raise
+    finally:
+        ctx.close()
+
+
+def test_a_profiled_cell_shows_one_summary_once_its_view_renders(browser, lab):
+    """The static summary (an output of its own, for exports) is hidden by the view once it renders."""
+    url, root = lab
+    _restart_clean(url)
+    ctx, page = new_page(browser, allow=("file:", "data:", "blob:", url), viewport=(1400, 1000))
+    try:
+        page.goto(url + "/lab/tree/shown.ipynb?reset")
+        page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+        _wait_kernel(page, url, "shown.ipynb")
+        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+        page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+        page.wait_for_selector(".cnb-root[data-ready='1']", timeout=120_000)
+        summary = page.locator("[data-cnb-summary]")
+        assert summary.count() == 1                      # it was displayed ...
+        summary.wait_for(state="hidden", timeout=10_000)  # ... and the rendered view hid it
+        assert page.locator(".cnb-root[data-ready='1']").count() == 1
+        assert "cann_nb profile 'shown'" not in page.inner_text(".jp-Notebook")
+        page.locator(".jp-Notebook .jp-Cell").nth(1).screenshot(path=str(ARTIFACTS / "lab_one_summary.png"))
+        assert not page.blocked, page.blocked
+    except Exception:
+        page.screenshot(path=str(ARTIFACTS / "lab_one_summary_failure.png"), full_page=True)
         raise
     finally:
         ctx.close()

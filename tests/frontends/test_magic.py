@@ -197,15 +197,35 @@ def test_the_store_write_overlaps_the_display_and_is_done_with_the_cell(ip, tmp_
 
 
 def test_a_view_that_cannot_be_built_is_one_line_and_the_static_summary(ip, tmp_path, monkeypatch, capsys):
-    import cann_nb.widgets as widgets
+    import cann_nb.widgets.display as display
 
-    def broken(profile):
+    def broken(profile, token):
         raise RuntimeError("no widget front end here")
 
-    monkeypatch.setattr(widgets, "show", broken)
+    monkeypatch.setattr(display, "show_view", broken)
     result = run(ip, "%%cann_profile -n viewless --collectors host\n1")
     assert result.success
     out, err = capsys.readouterr()
-    assert "interactive view unavailable (RuntimeError: no widget front end here); static summary below" in err
-    assert "Traceback" not in err and "cann_nb profile 'viewless'" in out           # the text/plain summary
+    assert "interactive view unavailable (RuntimeError: no widget front end here); the static summary is above" in err
+    assert "Traceback" not in err and out.count("cann_nb profile 'viewless'") == 1  # the text/plain summary, once
     assert "viewless" in cann_nb.load_session(tmp_path / "store")
+
+
+def test_a_profiled_cell_shows_its_summary_and_then_the_view_that_hides_it(ip):
+    """Two outputs, so that an export of a notebook saved with widget state (where nbconvert renders
+    the widget mime and ignores the text/html beside it) still shows the summary."""
+    from IPython.utils.capture import capture_output
+
+    from cann_nb.widgets.display import WIDGET_MIME
+
+    with capture_output() as cap:
+        assert run(ip, "%%cann_profile -n two_outputs --collectors host\nsum(range(100))").success
+    summary, view = [o.data for o in cap.outputs]
+    assert WIDGET_MIME not in summary and summary["text/plain"].startswith("cann_nb profile 'two_outputs'")
+    token = re.match(r'<div data-cnb-summary="([0-9a-f]+)">', summary["text/html"]).group(1)
+    assert "cann-nb-summary" in summary["text/html"]
+    from ipywidgets.widgets.widget import _instances as widgets_by_id
+
+    widget = widgets_by_id[view[WIDGET_MIME]["model_id"]]
+    assert widget.summary_token == token                           # the view hides exactly this summary
+    assert "\n" not in view["text/plain"] and "two_outputs" in view["text/plain"]  # a pointer, not a second summary
