@@ -14,11 +14,13 @@ import re
 import numpy as np
 import pandas as pd
 
+from ..ingest.comm_markers import DEVICE_COMM_RE, HOST_COMM_RE
+
 DEVICE_CATS = ("kernel", "memcpy", "memset", "comm")
 HOST_CATS = ("op", "runtime", "python", "annotation")
 
-COMM_RE = re.compile(r"nccl|hccl|rccl|^hcom|all_?reduce|all_?gather|reduce_?scatter|all_?to_?all|"
-                     r"broadcast|c10d::|gloo|send_recv|^(send|recv)$", re.I)
+# collectives by the tracing libraries' own markers, never a word inside a name (ingest/comm_markers.py)
+COMM_RE = DEVICE_COMM_RE
 # device-side markers of a sync (Kineto "cuda_sync" events): not work, not idle-causing tasks
 SYNC_MARKER_RE = re.compile(r"^(Stream Sync|Context Sync|Event Sync|Stream Wait Event|Device Sync)", re.I)
 LAUNCH_RE = re.compile(r"LaunchKernel|cuLaunch|LaunchCooperative|GraphLaunch|hipLaunch|hipModuleLaunch|"
@@ -128,6 +130,7 @@ def roles(events: pd.DataFrame) -> np.ndarray:
     out[host & (cat == "op")] = R["op"]
     out[host & np.isin(cat, ("kernel", "memcpy", "memset"))] = R["op"]  # host-side "kernels" (CPU work)
     out[host & (cat == "comm")] = R["host_comm"]
+    out[host & (cat == "op") & _outermost(events, name_flags(names, HOST_COMM_RE))] = R["host_comm"]
     out[host & (cat == "python")] = R["python"]
     out[host & (cat == "annotation")] = R["annotation"]
     out[host & (cat == "step")] = R["step"]
@@ -138,3 +141,17 @@ def roles(events: pd.DataFrame) -> np.ndarray:
         out[rt & name_flags(names, ALLOC_RE)] = R["alloc"]
         out[rt & name_flags(names, SYNC_RE)] = R["sync"]
     return out
+
+
+def _outermost(events: pd.DataFrame, flag: np.ndarray) -> np.ndarray:
+    """``flag`` where the event's parent is not itself flagged (c10d::allreduce_ yes, the
+    record_param_comms inside it no): one collective call is one span."""
+    if not flag.any() or "parent" not in events.columns:
+        return flag
+    ids = events["id"].to_numpy()
+    parent = events["parent"].to_numpy()
+    order = np.argsort(ids, kind="stable")
+    pos = np.clip(np.searchsorted(ids, parent, sorter=order), 0, len(ids) - 1)
+    row = order[pos]
+    parent_flagged = (parent >= 0) & (ids[row] == parent) & flag[row]
+    return flag & ~parent_flagged

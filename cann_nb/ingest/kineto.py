@@ -30,6 +30,7 @@ from ..model import EVENT_CATS, Profile, categorical
 from .nesting import nest
 from . import kineto_structs
 from .chunked_json import EventStream, gc_paused, iter_chunks
+from .comm_markers import is_device_comm_name
 from .kineto_columns import (ANNOT, DEVICE_GROUPS, GPU_ANNOT, KERNEL, LEGACY_CATS, MEMCPY, MEMSET, OP, OTHER, PY,
                              RUNTIME, SYNC, Columns, in_groups)
 
@@ -291,7 +292,7 @@ class _Assembler:
     def _categories(self, grp, name_codes, collective) -> np.ndarray:
         names = self.cols.names.values
         is_step = np.array([isinstance(v, str) and bool(_STEP.match(v)) for v in names] + [False])
-        is_nccl = np.array([isinstance(v, str) and v.lower().startswith(("nccl", "rccl")) for v in names] + [False])
+        is_nccl = np.array([is_device_comm_name(v) for v in names] + [False])   # the libraries' own kernel names
         lut = np.array([_CAT_CODE[reader_cat(g)] for g in range(OTHER + 1)], dtype=np.int8)
         cat = lut[grp]
         cat = np.where(in_groups(grp, (OP, ANNOT)) & is_step[name_codes], _CAT_CODE["step"], cat)
