@@ -474,13 +474,15 @@ class Session(Mapping):
         }
 
     # -- writing -----------------------------------------------------------------------------
-    def add(self, profile: Profile, name: str | None = None, *, background: bool = False) -> str:
+    def add(self, profile: Profile, name: str | None = None, *, background: bool = False,
+            quiet: bool = False) -> str:
         """Persist ``profile`` under ``name`` (default: its meta name) atomically; return the name.
 
         If the name exists, the existing profile is kept as ``NAME@k`` and this becomes the next
         version (``meta["version"]`` once written). A failure raises StoreError and leaves the store
         as it was. ``background=True`` returns before the files are written (see the module's doc); a
-        failure is then printed to stderr and kept in ``write_errors`` instead of raised.
+        failure is then printed to stderr and kept in ``write_errors`` instead of raised (``quiet``:
+        only kept, for a caller that reports it itself).
         """
         name = check_name(name or profile.name)
         profile.meta.update(name=name, counts={t: int(len(getattr(profile, t))) for t in TABLES})
@@ -503,7 +505,7 @@ class Session(Mapping):
         with self._lock:
             _with_writes[id(self)] = self
             self._cache.pop(name, None)       # the old NAME becomes NAME@k when this write lands
-            self._queue.append((name, write, finish, profile))
+            self._queue.append((name, write, finish, profile, quiet))
             if self._writer is None:
                 # not a daemon: the interpreter waits for it at exit, so a queued profile is not lost
                 self._writer = threading.Thread(target=self._drain, name="cann_nb-store-writer")
@@ -519,13 +521,14 @@ class Session(Mapping):
                 job = self._queue.popleft()
             self._write_in_background(*job)
 
-    def _write_in_background(self, name: str, write, finish, profile: Profile) -> None:
+    def _write_in_background(self, name: str, write, finish, profile: Profile, quiet: bool) -> None:
         try:
             version = self._write_atomically(name, write, finish)
         except BaseException as exc:
             msg = f"cann_nb: {exc if isinstance(exc, StoreError) else f'could not store profile {name!r}: {exc!r}'}"
             self.write_errors.append(msg)
-            print(msg, file=sys.stderr, flush=True)
+            if not quiet:
+                print(msg, file=sys.stderr, flush=True)
             return
         profile.meta["version"] = version
         self._cache[name] = profile
@@ -828,7 +831,8 @@ class ProfileGroup(Mapping):
 
     @property
     def name(self) -> str:
-        return self.meta.get("name", self.directory.name)
+        # an imported group held in memory has no directory (and may have no name yet)
+        return self.meta.get("name") or (self.directory.name if self.directory is not None else "")
 
     @property
     def ranks(self) -> list[int]:
