@@ -312,9 +312,10 @@ class Runtime:
         self.armed = None
         if self.run is not None:  # a previous run never reached post_run_cell
             self.run.session.close()
-        name = args.name or f"cell_{self.shell.execution_count}"
+        number = getattr(args, "cell_number", None) or self.cell_number()
+        name = args.name or f"cell_{number}"
         options = flags.options(args)
-        source = {"kind": "cell", "execution_count": self.shell.execution_count, "cell": self._raw_cell()}
+        source = {"kind": "cell", "execution_count": number, "cell": self._raw_cell()}
         if getattr(args, "sweep_point", None):
             source["sweep"] = args.sweep_point
         session = CollectionSession(name, args.collector_names, options, source)
@@ -377,24 +378,40 @@ class Runtime:
             print(f"cann_nb: could not build the profile {session.name!r}: {exc!r}", file=sys.stderr)
             return
         profile.meta["options"].update(repeat=run.args.repeat, warmup=run.args.warmup)
-        store = self.store(run.args.output)
-        try:
-            stored = store.add(profile, background=True)     # written while the view is shown
-            profile.meta["stored_at"] = str(store.path(stored))
-        except Exception as exc:
-            print(f"cann_nb: {exc}", file=sys.stderr)
         self.last = profile
+        store = self.store(run.args.output)
+        failed_before = len(store.write_errors)
+        queued = False
+        try:
+            store.add(profile, background=True, quiet=True)     # written while the view is built
+            queued = True
+        except Exception as exc:  # nothing was queued (a name the store refuses, say)
+            _not_stored(profile, f"cann_nb: {exc}")
+        view = None
         try:
             if run.args.display:
-                show(profile)
+                view = build_view(profile)
         finally:
             # the files are on disk when the cell is done (a script reading the store right after
-            # the cell, or nbclient's next step, finds them); the write overlapped the display
-            try:
-                store.flush()
-            except KeyboardInterrupt:
-                print("cann_nb: interrupted; the profile is still being written in the background",
-                      file=sys.stderr)
+            # the cell, or nbclient's next step, finds them); the write overlapped building the view.
+            # Only a write that landed says "stored".
+            if queued and self._landed(store, failed_before, profile):
+                profile.meta["stored_at"] = str(store.path(profile.name))
+        if run.args.display:
+            show(profile, view)
+
+    @staticmethod
+    def _landed(store: Session, failed_before: int, profile) -> bool:
+        try:
+            store.flush()
+        except KeyboardInterrupt:
+            print("cann_nb: interrupted; the profile is still being written in the background",
+                  file=sys.stderr)
+            return False
+        failed = store.write_errors[failed_before:]
+        if failed:
+            _not_stored(profile, failed[-1])
+        return not failed
 
     def load(self, args):
         from ..errors import CannNbError
@@ -414,24 +431,45 @@ class Runtime:
             self._stores[root] = Session(root)
         return self._stores[root]
 
+    def cell_number(self) -> int:
+        """N of the running cell's ``In [N]``. IPython 9 advances ``execution_count`` before it runs a
+        cell (8 did it after), so it is read from the running cell's own result."""
+        running = getattr(self.shell.displayhook, "exec_result", None)
+        number = getattr(running, "execution_count", None)
+        return number if number is not None else self.shell.execution_count
+
     def _raw_cell(self) -> str:
         hist = getattr(self.shell.history_manager, "input_hist_raw", None)
         return hist[-1] if hist else ""
 
 
-def show(profile) -> None:
-    """Two outputs: the static summary (text/plain + escaped HTML), then the tabbed widget view, which
-    hides the summary once it renders (widgets/display.py says why they are two). If the view cannot
-    be built, its error is one line, never a traceback in the user's cell; the summary stays."""
+def _not_stored(profile, error: str) -> None:
+    """One line: the store's error, that the profile was NOT stored, and where it still is."""
+    profile.meta.pop("stored_at", None)
+    print(f"{error} -- profile {profile.name!r} was NOT stored; it is still in this session: "
+          f"%cann_report without NAME writes its report, __cann_nb__.last is the Profile", file=sys.stderr)
+
+
+def build_view(profile):
+    """The tabbed widget view (None without the front-end bundle). If it cannot be built, its error
+    is one line, never a traceback in the user's cell, and None: the static summary still shows."""
     # imported outside the try: a failing import of the package's own code is a bug to see, not a fallback
     from ..widgets import display as views
 
-    token = views.show_summary(profile)
     try:
-        views.show_view(profile, token)
+        return views.make_view(profile)
     except Exception as exc:  # the view could not be built here: say so in one line
-        print(f"cann_nb: interactive view unavailable ({type(exc).__name__}: {exc}); the static summary is above",
+        print(f"cann_nb: interactive view unavailable ({type(exc).__name__}: {exc}); static summary only",
               file=sys.stderr)
+        return None
+
+
+def show(profile, view=None) -> None:
+    """Two outputs: the static summary (text/plain + escaped HTML), then ``view``, which hides the
+    summary once it renders (widgets/display.py says why they are two)."""
+    from ..widgets import display as views
+
+    views.show_parts(profile, view)
 
 
 _RUNTIMES: dict[int, Runtime] = {}

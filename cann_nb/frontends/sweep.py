@@ -326,12 +326,13 @@ def run_in_shell(runtime, args, cell: str) -> SweepResult:
     items = getattr(args, "items", None) or guess_items(sweeps)
     if items is not None and items not in sweeps:
         raise SweepError(f"--items {items!r}: not one of the swept variables ({', '.join(sweeps)})")
-    base = args.name or f"sweep_{shell.execution_count}"
+    number = runtime.cell_number()       # the sweep cell's In [N] (each run below is a silent cell of its own)
+    base = args.name or f"sweep_{number}"
     profiles, notes = [], []
     for i, combo in enumerate(combos):
         shell.user_ns.update(combo)
         a = copy.copy(args)
-        a.sweep, a.display, a.name = None, False, run_name(base, combo)
+        a.sweep, a.display, a.name, a.cell_number = None, False, run_name(base, combo), number
         a.sweep_point = {"group": base, "variables": combo, "index": i, "of": len(combos), "items": items}
         runtime.last = None
         runtime.pending = a

@@ -52,38 +52,39 @@ def comparison_bundle(cmp, **kwargs) -> dict:
 
 def show(profile, findings=None, **kwargs) -> None:
     """Display a profile in the current notebook as two outputs: its static summary, then its view
-    (see ``show_summary``)."""
-    show_view(profile, show_summary(profile), findings, **kwargs)
+    (see ``show_parts``)."""
+    show_parts(profile, make_view(profile, findings, **kwargs))
 
 
-def show_summary(profile) -> str:
-    """Display the static summary (text/plain + escaped text/html) as an output of its own; return the
-    token it is marked with (``data-cnb-summary``), which the view that follows hides once it renders.
+def make_view(profile, findings=None, **kwargs):
+    """The ProfileView of ``profile``, None without the front-end bundle."""
+    if not _bundle.bundle_available():
+        return None
+    from .views import ProfileView
 
-    Its own output, not the widget's fallback: nbconvert picks the widget mime over text/html whenever
-    the notebook was saved with widget state (nbclient and JupyterLab save it), and that widget then
-    needs a CDN, so an exported notebook would show nothing where the profile was."""
+    kwargs.setdefault("charts", "lazy")     # the view shows ~0.25 s sooner; charts come when their tab opens
+    return ProfileView(profile, findings, **kwargs)
+
+
+def show_parts(profile, view) -> None:
+    """Display the static summary (text/plain + escaped text/html, marked ``data-cnb-summary=TOKEN``) as
+    an output of its own, then ``view`` with a one-line text/plain pointer; the view hides the summary
+    marked with its ``summary_token`` once it renders. Without the front-end bundle, the note saying how
+    to build it comes second; a view that could not be built (None) leaves the summary alone.
+
+    Two outputs, not the widget's fallback: nbconvert picks the widget mime over text/html whenever the
+    notebook was saved with widget state (nbclient and JupyterLab save it), and that widget then needs
+    a CDN, so an exported notebook would show nothing where the profile was."""
     from IPython.display import display
 
     token = uuid.uuid4().hex
     html = f'<div data-cnb-summary="{token}">{summary_html(profile)}</div>'
     display({"text/plain": summary_text(profile), "text/html": html}, raw=True)
-    return token
-
-
-def show_view(profile, summary_token: str = "", findings=None, **kwargs) -> None:
-    """Display the ProfileView alone (a one-line text/plain pointer beside it); once rendered it hides
-    the static summary marked ``summary_token``. Without the front-end bundle: the note saying how
-    to build it."""
-    from IPython.display import display
-
-    if not _bundle.bundle_available():
-        display({"text/html": _missing_bundle_note()}, raw=True)
+    if view is None:
+        if not _bundle.bundle_available():
+            display({"text/html": _missing_bundle_note()}, raw=True)
         return
-    from .views import ProfileView
-
-    kwargs.setdefault("charts", "lazy")
-    view = ProfileView(profile, findings, summary_token=summary_token, **kwargs)
+    view.summary_token = token
     pointer = f"cann_nb: the interactive view of {profile.name!r} shows in JupyterLab, Notebook 7 or VS Code"
     display({"text/plain": pointer,
              WIDGET_MIME: {"version_major": 2, "version_minor": 0, "model_id": view.model_id}}, raw=True)

@@ -171,42 +171,78 @@ def test_unload_removes_everything(tmp_path, monkeypatch):
 
 def test_the_store_write_overlaps_the_display_and_is_done_with_the_cell(ip, tmp_path, monkeypatch):
     """The store writes on its own thread while the view is built; the files are on disk when the
-    cell is done, so a script or shell command reading the store right after finds them."""
+    cell is done, so a script or shell command reading the store right after finds them; the summary
+    says "stored" only for a write that landed."""
     import time
+
+    from IPython.utils.capture import capture_output
 
     import cann_nb.frontends.magic as magic
     import cann_nb.store as store_mod
 
     marks = {}
-    real_write, real_show = store_mod.write_profile_dir, magic.show
+    real_write, real_build = store_mod.write_profile_dir, magic.build_view
 
     def slow_write(*a, **k):
         time.sleep(0.5)
         real_write(*a, **k)
         marks["written"] = time.perf_counter()
 
-    def show(profile):
-        marks["shown"] = time.perf_counter()
-        real_show(profile)
+    def build_view(profile):
+        marks["building"] = time.perf_counter()
+        return real_build(profile)
 
     monkeypatch.setattr(store_mod, "write_profile_dir", slow_write)
-    monkeypatch.setattr(magic, "show", show)
-    assert run(ip, "%%cann_profile -n later --collectors host\n1 + 1").success
+    monkeypatch.setattr(magic, "build_view", build_view)
+    with capture_output() as cap:
+        assert run(ip, "%%cann_profile -n later --collectors host\n1 + 1").success
     assert (tmp_path / "store" / "later" / "meta.json").exists()
-    assert marks["shown"] < marks["written"]                 # the view did not wait for the write
+    assert marks["building"] < marks["written"]              # the view did not wait for the write
+    assert f"stored: {tmp_path / 'store' / 'later'}" in cap.outputs[0].data["text/plain"]
+
+
+def test_a_write_that_fails_is_one_line_and_the_summary_never_says_stored(ip, tmp_path, monkeypatch):
+    import errno
+
+    from IPython.utils.capture import capture_output
+
+    import cann_nb.store as store_mod
+
+    def full_disk(*a, **k):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(store_mod, "write_profile_dir", full_disk)
+    with capture_output() as cap:
+        assert run(ip, "%%cann_profile -n lost --collectors host\n1 + 1").success
+    err = [line for line in cap.stderr.splitlines() if line.strip()]
+    assert len(err) == 1 and err[0].count("No space left on device") == 1, err
+    assert "'lost' was NOT stored" in err[0] and "still in this session" in err[0]
+    assert "stored:" not in cap.outputs[0].data["text/plain"] + cap.outputs[0].data["text/html"]
+    last = ip.user_ns[RUNTIME_NAME].last
+    assert last.name == "lost" and "stored_at" not in last.meta
+    assert not (tmp_path / "store" / "lost").exists()
+
+
+def test_the_profile_is_named_and_numbered_after_the_cell_s_in_prompt(ip, tmp_path):
+    """IPython 9 advances execution_count before running a cell: a cell at In [N] is cell_N, not N+1."""
+    result = run(ip, "%%cann_profile --collectors host --no-display\n1")
+    n = result.execution_count
+    session = cann_nb.load_session(tmp_path / "store")
+    assert f"cell_{n}" in session.names() and f"cell_{n + 1}" not in session.names()
+    assert session[f"cell_{n}"].meta["source"]["execution_count"] == n
 
 
 def test_a_view_that_cannot_be_built_is_one_line_and_the_static_summary(ip, tmp_path, monkeypatch, capsys):
     import cann_nb.widgets.display as display
 
-    def broken(profile, token):
+    def broken(profile):
         raise RuntimeError("no widget front end here")
 
-    monkeypatch.setattr(display, "show_view", broken)
+    monkeypatch.setattr(display, "make_view", broken)
     result = run(ip, "%%cann_profile -n viewless --collectors host\n1")
     assert result.success
     out, err = capsys.readouterr()
-    assert "interactive view unavailable (RuntimeError: no widget front end here); the static summary is above" in err
+    assert "interactive view unavailable (RuntimeError: no widget front end here); static summary only" in err
     assert "Traceback" not in err and out.count("cann_nb profile 'viewless'") == 1  # the text/plain summary, once
     assert "viewless" in cann_nb.load_session(tmp_path / "store")
 

@@ -126,3 +126,11 @@ def test_cann_compare_line_magic(ip, tmp_path):
     with pytest.raises(UsageError, match="no profile 'nope'"):
         ip.run_line_magic("cann_compare", "nope after")
     assert not math.isnan(c.e2e["delta_pct"])
+
+
+def test_an_unnamed_sweep_is_named_and_numbered_after_its_cell(ip, tmp_path):
+    r = ip.run_cell("%%cann_profile --sweep x=1,2 --collectors host\nx", store_history=True)
+    n = r.execution_count
+    assert r.result.name == f"sweep_{n}"                        # not n + 1 (IPython 9 counts ahead)
+    p = cann_nb.load_session(tmp_path / "store")[r.result.table["profile"].iloc[0]]
+    assert p.meta["source"]["execution_count"] == n
