@@ -1,4 +1,5 @@
-"""FLOPs of matmul and convolution ops from their recorded shapes (the Chrome trace has none).
+"""FLOPs of matmul and convolution ops from their recorded shapes (the Chrome trace has none), stored in
+the ``flops`` column by ``--flops`` with torch's own attribution (checked against ``with_flops``).
 
 torch.profiler's ``with_flops`` computes FLOPs in C++ but only ``prof.events()`` exposes them, and
 building those Python objects costs seconds on large runs. The same formulas (torch's
@@ -63,6 +64,10 @@ def estimate_flops(events: pd.DataFrame) -> np.ndarray:
 
 
 def _flops(name: str, shapes: str, concrete: str) -> float:
+    # the formulas live with the roofline analysis (analyze/efficiency/formulas.py); imported here,
+    # not at module level, so collect/ stays above analyze/ in the flow
+    from ..analyze.efficiency.formulas import conv_flops, matmul_flops
+
     try:
         dims = orjson.loads(shapes)
         args = orjson.loads(concrete) if concrete else []
@@ -71,102 +76,9 @@ def _flops(name: str, shapes: str, concrete: str) -> float:
     if not isinstance(dims, list):
         return math.nan
     try:
+        short = name.rsplit("::", 1)[-1]
         if name in MATMUL:
-            return _matmul(name, dims)
-        return _conv(name, dims, args)
+            return matmul_flops(short, dims)
+        return conv_flops(short, dims, args if isinstance(args, list) else [])[0]
     except (TypeError, ValueError, IndexError, ZeroDivisionError):
         return math.nan
-
-
-def _prod(xs) -> int:
-    p = 1
-    for x in xs:
-        p *= int(x)
-    return p
-
-
-def _matmul(name: str, d: list) -> float:
-    if name == "aten::mm":
-        (m, k), (_, n) = d[0], d[1]
-        return 2.0 * m * k * n
-    if name == "aten::addmm":
-        (m, k), (_, n) = d[1], d[2]
-        return 2.0 * m * k * n
-    if name == "aten::bmm":
-        (b, m, k), (_, _, n) = d[0], d[1]
-        return 2.0 * b * m * k * n
-    if name in ("aten::baddbmm", "aten::addbmm"):
-        (b, m, k), (_, _, n) = d[1], d[2]
-        return 2.0 * b * m * k * n
-    if name == "aten::linear":
-        x, w = d[0], d[1]
-        return 2.0 * _prod(x[:-1]) * x[-1] * w[0]
-    # aten::matmul: numpy broadcasting rules, 1-D operands promoted then squeezed
-    a, b = list(d[0]), list(d[1])
-    if not a or not b:
-        return math.nan
-    a = [1] + a if len(a) == 1 else a
-    b = b + [1] if len(b) == 1 else b
-    batch = np.broadcast_shapes(tuple(a[:-2]), tuple(b[:-2]))
-    return 2.0 * _prod(batch) * a[-2] * a[-1] * b[-1]
-
-
-def _conv(name: str, d: list, args: list) -> float:
-    x, w = d[0], d[1]
-    spatial = len(x) - 2
-    if spatial < 1 or len(w) != len(x):
-        return math.nan
-    # argument positions: convNd(input, weight, bias, stride, padding, dilation, groups);
-    # convolution/_convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
-    if len(args) < 6:
-        return math.nan                                       # no Concrete Inputs: stride/padding unknown
-    stride, padding, dilation = args[3:6]
-    if name in ("aten::conv1d", "aten::conv2d", "aten::conv3d"):
-        groups = args[6] if len(args) > 6 else None
-    else:
-        if len(args) > 6 and _scalar(args[6]) in (1, "True", "true"):
-            return math.nan                                   # transposed
-        groups = args[8] if len(args) > 8 else None
-    stride, dilation = _ints(stride, spatial, 1), _ints(dilation, spatial, 1)
-    g = _scalar(groups)
-    g = int(g) if isinstance(g, (int, float)) or (isinstance(g, str) and g.isdigit()) else 1
-    kernel = w[2:]
-    if isinstance(padding, str) and padding.strip("'\"") in ("valid", "same"):
-        mode = padding.strip("'\"")
-        out = [(i - dl * (k - 1) - 1) // s + 1 if mode == "valid" else -(-i // s)
-               for i, k, s, dl in zip(x[2:], kernel, stride, dilation)]
-    else:
-        pad = _ints(padding, spatial, None)
-        if pad is None or stride is None or dilation is None:
-            return math.nan
-        out = [(i + 2 * p - dl * (k - 1) - 1) // s + 1 for i, k, s, p, dl in zip(x[2:], kernel, stride, pad, dilation)]
-    if min(out) <= 0:
-        return math.nan
-    c_in = x[1]
-    return 2.0 * x[0] * w[0] * (c_in // g) * _prod(kernel) * _prod(out)
-
-
-def _scalar(v):
-    if isinstance(v, str):
-        v = v.strip()
-        try:
-            return int(v)
-        except ValueError:
-            return v
-    return v
-
-
-def _ints(v, n: int, default):
-    """Concrete inputs spell int lists as "[1, 1]" (or one int); None when absent."""
-    if v is None or v == "":
-        return [default] * n if default is not None else None
-    if isinstance(v, str):
-        try:
-            v = orjson.loads(v)
-        except orjson.JSONDecodeError:
-            return None
-    if isinstance(v, (int, float)):
-        return [int(v)] * n
-    if isinstance(v, list) and all(isinstance(i, (int, float)) for i in v):
-        return [int(i) for i in v] * (n if len(v) == 1 else 1) if len(v) in (1, n) else None
-    return None
