@@ -17,6 +17,8 @@ import pandas as pd
 from .finding import Finding
 
 HOTSPOT_KEYS = ("name", "cat", "count", "total_ns", "self_ns", "share_pct")
+# efficiency columns of a hotspot row (DESIGN.md "Efficiency (roofline)"); time_ns is what the rates are over
+EFFICIENCY_KEYS = ("flops", "bytes", "flops_per_s", "bytes_per_s", "intensity", "bound")
 
 
 def json_safe(obj: Any) -> Any:
@@ -57,7 +59,9 @@ def findings(profile, overrides: dict | None = None, only=None, errors: list | N
 def summary(profile) -> dict:
     """DESIGN.md's ``summary``: wall time, per-device busy/idle/compute/communication/memcpy, peaks."""
     from .breakdown import summary_devices
-    return {"wall_ns": int(profile.wall_ns), "devices": summary_devices(profile), "peak_memory_bytes": _peaks(profile)}
+    from .efficiency import device_efficiency
+    return {"wall_ns": int(profile.wall_ns), "devices": summary_devices(profile), "peak_memory_bytes": _peaks(profile),
+            "efficiency": device_efficiency(profile)}
 
 
 # What each share is a share of: every view that shows a share labels it with these words.
@@ -143,7 +147,31 @@ def hotspot_table(profile, by: str = "name"):
 def hotspot_records(profile, top: int | None = 50) -> list[dict]:
     hs = hotspot_table(profile)
     hs = hs.head(top) if top else hs
-    return [{k: json_safe(r[k]) for k in HOTSPOT_KEYS} for r in hs.to_dict("records")]
+    return [{k: json_safe(r[k]) for k in (*HOTSPOT_KEYS, *EFFICIENCY_KEYS, "efficiency_time_ns")}
+            for r in with_efficiency(profile, hs).to_dict("records")]
+
+
+def with_efficiency(profile, hs):
+    """Hotspot rows with their efficiency columns (NaN / ``unknown`` for ops without a cost);
+    ``efficiency_time_ns`` is the time the rates are over (kernel time for ops that ran on a device)."""
+    from .efficiency import op_efficiency
+    by = "name+shapes" if "shapes" in hs.columns else "name"
+    keys = ["name", "shapes", "cat"] if by == "name+shapes" else ["name", "cat"]
+    eff = op_efficiency(profile, by).rename(columns={"time_ns": "efficiency_time_ns"})
+    if by == "name+shapes":
+        hs = hs.assign(shapes=hs["shapes"].fillna("").astype(str))
+    out = hs.merge(eff[[*keys, *EFFICIENCY_KEYS, "efficiency_time_ns"]], on=keys, how="left")
+    out["bound"] = out["bound"].fillna("unknown")
+    return out
+
+
+def roofline_records(profile, top: int | None = 50) -> list[dict]:
+    """Ops by name and shapes (a GEMM and a GEMV of the same op apart) with their efficiency, the
+    longest first: what the roofline chart plots."""
+    from .efficiency import op_efficiency
+    eff = op_efficiency(profile, "name+shapes").sort_values("time_ns", ascending=False, kind="stable")
+    eff = eff.head(top) if top else eff
+    return [json_safe(r) for r in eff.to_dict("records")]
 
 
 def analyze(profile, top_hotspots: int | None = 50, overrides: dict | None = None) -> dict:
@@ -160,6 +188,7 @@ def analyze(profile, top_hotspots: int | None = 50, overrides: dict | None = Non
         "profile": json_safe(meta),
         "summary": json_safe(summary(profile)),
         "hotspots": hotspot_records(profile, top_hotspots),
+        "roofline": roofline_records(profile, top_hotspots),
         "findings": [json_safe(f.to_dict()) for f in fs],
     }
     metrics = custom_metrics(profile)
