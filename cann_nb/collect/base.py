@@ -29,7 +29,7 @@ class CollectOptions:
     """The user's choices, shared by all collectors (each uses what applies to it)."""
 
     memory: bool = True          # allocation/free events (torch) and RSS samples (host)
-    shapes: bool = False         # input shapes and dtypes of ops
+    shapes: bool = True          # input shapes and dtypes of ops (FLOPs, bytes and the roofline need them)
     stack: bool = False          # Python call stacks / python function events
     flops: bool = False          # FLOP estimates of matmul/conv ops
     interval_s: float = DEFAULT_INTERVAL_S   # host sampler period

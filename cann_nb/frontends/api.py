@@ -29,7 +29,7 @@ Modes (``mode=`` or the ``PROFILER_MODE`` environment variable; explicit ``memor
 basic      torch ops (no shapes, no allocation events, no stacks) + host counters: lightest
 detailed   torch ops with input shapes, dtypes, FLOP estimates, allocation events and Python
            stacks + host counters: fullest (torch.profiler costs ~1.15-1.25x on real models)
-(unset)    the magic's defaults: torch ops with allocation events, no shapes/stacks + host
+(unset)    the magic's defaults: torch ops with input shapes and allocation events, no stacks + host
 ========== ================================================================================
 
 Without torch in the process the collectors are the Python function tracer + host, in every mode.
