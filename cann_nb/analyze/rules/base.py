@@ -154,6 +154,24 @@ def pct(part: float, whole: float) -> float:
     return 100.0 * float(part) / float(whole) if whole else 0.0
 
 
+def covered_ns(ctx, rows) -> int:
+    """Time the rows' spans cover inside the analysed window: overlapping and nested spans (threads,
+    streams, an op and its children) merged, so a share of end-to-end built on it is at most 100 %."""
+    rows = np.asarray(rows, dtype=np.int64)
+    return covered_spans_ns(ctx, ctx.start[rows], ctx.end[rows])
+
+
+def covered_spans_ns(ctx, start, end) -> int:
+    """``covered_ns`` of arbitrary spans (runs, regions)."""
+    from ..intervals import clip, union
+    if not len(start):
+        return 0
+    lo, hi = ctx.window
+    s, e = clip(start, end, lo, hi)
+    us, ue = union(s, e)
+    return int((ue - us).sum())
+
+
 def top_names(ctx, rows, k: int = 5, weight=None) -> list[str]:
     """The k names with the most time among rows."""
     rows = np.asarray(rows, dtype=np.int64)

@@ -14,7 +14,7 @@ from .. import classify as C
 from ..patterns import elementwise_chains, idioms
 from ..timeline import ancestor_flag
 from ... import formatting as F
-from .base import METHOD_CP, METHOD_HEADROOM, make_finding, pct, replay_gain, top_names
+from .base import METHOD_CP, METHOD_HEADROOM, covered_ns, make_finding, pct, replay_gain, top_names
 
 I64 = np.int64
 F64_RE = re.compile(r"^(double|float64|c10::double|dt_double|torch\.float64)$", re.I)
@@ -105,10 +105,7 @@ def _outer(ctx, rows):
 
 
 def _time_of(ctx, rows) -> int:
-    from ..intervals import union
-    rows = np.asarray(rows, dtype=I64)
-    us, ue = union(ctx.start[rows], ctx.end[rows])
-    return int((ue - us).sum())
+    return covered_ns(ctx, rows)
 
 
 def float64(ctx, th):
@@ -209,17 +206,19 @@ def elementwise_chain(ctx, th):
         for rows_, _occ in _idiom_rows(ctx, level, idm):
             covered.update(np.asarray(rows_).tolist())
         ch = ch[[len(set(np.asarray(r).tolist()) & covered) < 0.5 * len(r) for r in ch["all_rows"]]]
-    if not len(ch) or pct(ch["exec_ns"].sum(), ctx.wall) < th["min_pct"]:
+    if not len(ch):
+        return
+    rows = np.concatenate([np.asarray(r, dtype=I64) for r in ch["all_rows"]])
+    t = covered_ns(ctx, rows)    # chains share ops and run on several threads: their union, not a sum
+    if pct(t, ctx.wall) < th["min_pct"]:
         return
     factor = np.ones(ctx.n)
     for all_rows, n in zip(ch["all_rows"], ch["n"]):
         occ = np.asarray(all_rows, dtype=I64).reshape(-1, n)
         for o in occ:
             factor[o] = _fused_factor(ctx, level, ctx.dur[o], th)
-    rows = np.concatenate([np.asarray(r, dtype=I64) for r in ch["all_rows"]])
     gain, conf = _factor_gain(ctx, rows, factor)
     top = ch.iloc[0]
-    t = int(ch["exec_ns"].sum())
     title = (f"Unfused elementwise chains take {F.ns(t)} ({pct(t, ctx.wall):.0f}% of end-to-end); top: "
              f"{top['pattern']} x{int(top['count'])}")
     yield make_finding(
@@ -280,7 +279,7 @@ def unfused_idiom(ctx, th):
         return
     seq_rows = _idiom_rows(ctx, level, idm)
     for (_, r), (rows, factor_rows) in zip(idm.iterrows(), seq_rows):
-        t = int(r["exec_ns"])
+        t = covered_ns(ctx, rows)
         if pct(t, ctx.wall) < th["min_pct"]:
             continue
         factor = np.ones(ctx.n)
@@ -322,7 +321,7 @@ def layout_copies(ctx, th):
     dev = rows[ctx.is_device_task[rows]]
     host = _outer(ctx, host) if len(host) else host
     t_host = _time_of(ctx, host) if len(host) else 0
-    t_dev = int(ctx.dur[dev].sum()) if len(dev) else 0
+    t_dev = covered_ns(ctx, dev)
     t = max(t_host, t_dev)
     if pct(t, ctx.wall) < th["min_pct"]:
         return
@@ -364,7 +363,7 @@ def redundant_recompute(ctx, th):
     if not len(g):
         return
     sel = df[df["key"].isin(g.index)]
-    t = int(sel["dur"].sum())
+    t = covered_ns(ctx, sel["row"].to_numpy())
     if pct(t, ctx.wall) < th["min_pct"]:
         return
     factor = np.ones(ctx.n)
@@ -396,11 +395,12 @@ def hotspot(ctx, th):
         return
     wall = max(ctx.wall, 1)
     for _, r in hs.head(th["top"]).iterrows():
-        share = 100.0 * r["self_ns"] / wall
-        if share < th["min_pct"]:
-            continue
         code = np.flatnonzero(ctx.name_cats == r["name"])
         rows = np.flatnonzero(ctx.name_code == code[0]) if len(code) else np.empty(0, np.int64)
+        # self time summed over threads/streams can exceed the wall: the share is of the time it covers
+        share = 100.0 * min(float(r["self_ns"]), covered_ns(ctx, rows)) / wall
+        if share < th["min_pct"]:
+            continue
         side = "device" if r["cat"] in ("kernel", "memcpy", "memset", "comm") else "host"
         yield make_finding(
             ctx, "hotspot", "hotspot",
@@ -429,7 +429,7 @@ def aicpu(ctx, th):
                           & (ctx.dur >= th["min_task_ns"]))
     if not len(rows):
         return
-    t = int(ctx.dur[rows].sum())
+    t = covered_ns(ctx, rows)
     if pct(t, ctx.wall) < th["min_pct"]:
         return
     tf = np.ones(ctx.n)
@@ -475,7 +475,7 @@ def block_dim(ctx, th):
     rows = np.flatnonzero(ok & (eff < 1.0))
     if not len(rows):
         return
-    loss = float((ctx.dur[rows] * (1 - eff[rows])).sum())
+    loss = min(float((ctx.dur[rows] * (1 - eff[rows])).sum()), covered_ns(ctx, rows))
     if pct(loss, ctx.wall) < th["min_pct"]:
         return
     gain, conf = replay_gain(ctx, task_factor=np.where(ok & (eff < 1), eff, 1.0))
@@ -504,7 +504,7 @@ def no_bound(ctx, th):
         return
     f = np.ones(ctx.n)
     f[rows] = np.clip(mx[rows] / th["ratio"], 0.05, 1.0)
-    loss = float((ctx.dur[rows] * (1 - f[rows])).sum())
+    loss = min(float((ctx.dur[rows] * (1 - f[rows])).sum()), covered_ns(ctx, rows))
     if pct(loss, ctx.wall) < th["min_pct"]:
         return
     gain, conf = replay_gain(ctx, task_factor=f)

@@ -9,7 +9,7 @@ import numpy as np
 from .. import classify as C
 from ..intervals import covered_within, gaps, union
 from ... import formatting as F
-from .base import METHOD_CP, make_finding, pct, replay_gain, top_names
+from .base import METHOD_CP, covered_ns, make_finding, pct, replay_gain, top_names
 
 I64 = np.int64
 MEMCPY_NAME_RE = re.compile(r"memcpy|memset", re.I)
@@ -143,7 +143,7 @@ def syncs(ctx, th):
         return
     tab = sync_table(ctx.profile)
     tab = tab[tab["row"].isin(rows)]
-    wait = int(tab["wait_ns"].sum())
+    wait = min(int(tab["wait_ns"].sum()), covered_ns(ctx, rows))   # syncs on several threads overlap
     if pct(wait, ctx.wall) < th["min_pct"]:
         return
     unblock = np.zeros(ctx.n, dtype=bool)
@@ -241,8 +241,8 @@ def pageable_copies(ctx, th):
         return
     calls = ctx.task_launch[rows]
     calls = calls[calls >= 0]
-    t = int(ctx.dur[rows].sum())
-    host_blocked = int(ctx.dur[calls].sum()) if len(calls) else 0
+    t = covered_ns(ctx, rows)
+    host_blocked = covered_ns(ctx, calls)
     if pct(max(t, host_blocked), ctx.wall) < th["min_pct"]:
         return
     unblock = np.zeros(ctx.n, dtype=bool)
@@ -266,7 +266,7 @@ def sync_copies(ctx, th):
     rows = rows[ctx.role[rows] == C.R["sync"]]
     if len(rows) < th["min_count"]:
         return
-    t = int(ctx.dur[rows].sum())
+    t = covered_ns(ctx, rows)
     if pct(t, ctx.wall) < th["min_pct"]:
         return
     unblock = np.zeros(ctx.n, dtype=bool)
@@ -295,10 +295,10 @@ def small_copies(ctx, th):
     if small.sum() < th["min_count"] or small.sum() / known.sum() < th["count_share"]:
         return
     rows = copies[small]
-    t = int(ctx.dur[rows].sum())
+    t = covered_ns(ctx, rows)
     calls = ctx.task_launch[rows]
     calls = calls[calls >= 0]
-    host_t = int(ctx.dur[calls].sum()) if len(calls) else 0
+    host_t = covered_ns(ctx, calls)
     if pct(t + host_t, ctx.wall) < th["min_pct"]:
         return
     kind = C.memcpy_kind(ctx.events["name"].iloc[copies])
@@ -346,7 +346,7 @@ def exposed_transfers(ctx, th):
         us, ue = union(ctx.start[comp], ctx.end[comp])
         m = ctx.device_code[copies] == d
         exposed[m] = ctx.dur[copies[m]] - covered_within(ctx.start[copies[m]], ctx.end[copies[m]], us, ue)
-    tot = int(exposed.sum())
+    tot = min(int(exposed.sum()), covered_ns(ctx, copies))   # copies on several streams overlap
     if pct(tot, ctx.wall) < th["min_pct"]:
         return
     tf = np.ones(ctx.n)
@@ -375,15 +375,14 @@ def exposed_communication(ctx, th):
         us, ue = union(ctx.start[comp], ctx.end[comp])
         m = ctx.device_code[comm] == d
         exposed[m] = ctx.dur[comm[m]] - covered_within(ctx.start[comm[m]], ctx.end[comm[m]], us, ue)
-    from ..intervals import length
-    total_comm = length(ctx.start[comm], ctx.end[comm])
-    tot = int(exposed.sum())
+    total_comm = covered_ns(ctx, comm)
+    tot = min(int(exposed.sum()), total_comm)   # collectives on several streams overlap
     if pct(tot, ctx.wall) < th["min_pct"]:
         return
     tf = np.ones(ctx.n)
     tf[comm] = 1.0 - exposed / np.maximum(ctx.dur[comm], 1)
     gain, conf = replay_gain(ctx, task_factor=tf)
-    overlap = 100.0 * (1 - tot / max(int(ctx.dur[comm].sum()), 1))
+    overlap = 100.0 * (1 - tot / max(total_comm, 1))
     title = (f"Communication takes {F.ns(total_comm)} ({pct(total_comm, ctx.wall):.0f}% of end-to-end), "
              f"{F.ns(tot)} of it not overlapped with compute ({overlap:.0f}% overlap)")
     yield make_finding(
@@ -402,7 +401,7 @@ def allocator_calls(ctx, th):
     rows = np.flatnonzero(ctx.role == C.R["alloc"])
     if not len(rows):
         return
-    t = int(ctx.dur[rows].sum())
+    t = covered_ns(ctx, rows)
     n_steps = max(len(ctx.steps), 1)
     if t / n_steps < th["per_step_ns"] and pct(t, ctx.wall) < th["min_pct"]:
         return

@@ -11,7 +11,8 @@ import pandas as pd
 from .. import classify as C
 from ..timeline import UNTRACKED, owner_label_codes
 from ... import formatting as F
-from .base import (METHOD_CP, METHOD_HEADROOM, make_finding, pct, replay_gain, top_names)
+from .base import (METHOD_CP, METHOD_HEADROOM, covered_ns, covered_spans_ns, make_finding, pct, replay_gain,
+                   top_names)
 
 I64 = np.int64
 LINE_RE = re.compile(r" line \d+: ")
@@ -82,7 +83,7 @@ def small_ops(ctx, th):
     runs = small_op_runs(ctx, th["short_ns"], th["gap_ns"], th["min_run"])
     if not len(runs):
         return
-    region = int((runs["end"] - runs["start"]).sum())
+    region = covered_spans_ns(ctx, runs["start"].to_numpy(), runs["end"].to_numpy())   # runs of several threads overlap
     if pct(region, ctx.wall) < th["min_pct"]:
         return
     u = work_units(ctx)
@@ -220,9 +221,7 @@ def _flag_rule(ctx, th, flag: np.ndarray, rule_id: str, category: str, what: str
     if not len(rows):
         return
     outer = rows[~np.isin(ctx.rows_of_parent[rows], rows)]
-    from ..intervals import union
-    us, ue = union(ctx.start[outer], ctx.end[outer])
-    total = int((ue - us).sum())
+    total = covered_ns(ctx, outer)
     if pct(total, ctx.wall) < th["min_pct"]:
         return
     mask = np.zeros(ctx.n, dtype=bool)
