@@ -88,7 +88,7 @@ def cluster_analysis(group, scheduler=None) -> ClusterResult:
     ranks = _rank_table(rows, cross)
     slow = stragglers(ranks)
     info = {
-        "name": group.name, "path": str(group.directory) if group.directory is not None else None,
+        "name": group.name, "path": str(group.directory.resolve()) if group.directory is not None else None,
         "ranks": [int(r) for r in ranks["rank"]], "world_size": group.meta.get("world_size"),
         "events": int(ranks["events"].sum()) if len(ranks) else 0,
         "engine": "duckdb" if scheduler is None else f"dask ({_address(scheduler)}) + duckdb",

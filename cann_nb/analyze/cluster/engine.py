@@ -20,7 +20,8 @@ def rank_tasks(group) -> list[tuple]:
     """(function, argument, rank) per rank: a stored rank is read where it is summarised (a worker
     reads the Parquet itself); a rank held in memory is summarised as it is."""
     if group.directory is not None:
-        return [(summarise_stored_rank, str(group.directory / f"rank={r}"), int(r)) for r in group.ranks]
+        root = group.directory.resolve()   # absolute: a worker's working directory is not ours
+        return [(summarise_stored_rank, str(root / f"rank={r}"), int(r)) for r in group.ranks]
     return [(summarise_held_rank, group[r], int(r)) for r in group.ranks]
 
 
@@ -42,7 +43,7 @@ def _on_dask(tasks, scheduler) -> Iterator[RankSummary]:
         raise CannNbError(DASK_MISSING) from exc
     own = not isinstance(scheduler, Client)
     try:
-        client = Client(scheduler, set_as_default=False) if own else scheduler
+        client = Client(scheduler, set_as_default=False, timeout="10s") if own else scheduler
     except (OSError, TimeoutError) as exc:
         raise CannNbError(f"cannot reach the Dask scheduler at {scheduler!r}: {exc}") from None
     try:

@@ -3,8 +3,9 @@
 The test: a rank's own time is ``active_ns = wall_ns - comm_wait_ns`` (its wall time less the time it
 spent in collectives waiting for the last rank), the time it would take if nobody else were slower. Its
 robust z-score (Iglewicz & Hoaglin) is ``0.6745 * (x - median) / MAD``; a rank is a straggler when it is
-above ``Z_THRESHOLD`` = 3.5, on the slow side only. The MAD is floored at ``MAD_FLOOR`` (1 %) of the
-median, so a few identical healthy ranks do not turn a negligible difference into an infinite score.
+above ``Z_THRESHOLD`` = 3.5, on the slow side only. The MAD is floored at ``MAD_FLOOR`` (0.2 %) of the
+median, so identical healthy ranks do not turn a negligible difference into an infinite score: against
+them a rank needs about 1 % more active time than the median (3.5 / 0.6745 x 0.2 %) to be flagged.
 With fewer than ``MIN_RANKS`` ranks there is no median to stand out from and no rank is flagged.
 
 The reason is the largest part of the rank's excess over the median rank: device compute (+ memcpy:
@@ -25,11 +26,11 @@ from ... import formatting as F
 from ..finding import Finding
 
 Z_THRESHOLD = 3.5
-MAD_FLOOR = 0.01
+MAD_FLOOR = 0.002
 MIN_RANKS = 3
 MORE_WORK = 0.05
 TEST = (f"robust z-score of active_ns = wall_ns - comm_wait_ns: 0.6745 (x - median) / MAD, MAD floored at "
-        f"{MAD_FLOOR:.0%} of the median; straggler when z > {Z_THRESHOLD} (Iglewicz-Hoaglin), needs >= {MIN_RANKS} ranks")
+        f"{MAD_FLOOR:.1%} of the median; straggler when z > {Z_THRESHOLD} (Iglewicz-Hoaglin), needs >= {MIN_RANKS} ranks")
 COLUMNS = ["rank", "metric", "value", "median", "score", "reason"]
 
 CATEGORY = {"compute": "hotspot", "imbalance": "utilization", "host": "host_bound", "data_loading": "input_pipeline",
