@@ -16,6 +16,7 @@ import { Charts } from "./charts.js";
 import { overview } from "./overview.js";
 import { DiffView } from "./diff.js";
 import { buildReport } from "./report.js";
+import { clusterView } from "./cluster.js";
 
 export { createStaticModel, renderStatic } from "./host.js";
 export { buildTree } from "./calltree.js";
@@ -147,6 +148,12 @@ const VIEWS = {
     const view = new DiffView(model.get("diff"), a, b);
     root.appendChild(view.el);
     requestAnimationFrame(() => view.attached());
+  },
+
+  async cluster(model, root) {
+    const view = await clusterView(model.get("cluster") || {}, {
+      onRank: (rank) => { model.set("selected_rank", rank); save(model); } });
+    root.appendChild(view);
   },
 
   async report(model, root, t0) {

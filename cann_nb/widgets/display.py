@@ -50,6 +50,14 @@ def comparison_bundle(cmp, **kwargs) -> dict:
     return _with_widget(comparison_text(cmp), comparison_html(cmp), lambda: DiffView(cmp, **kwargs))
 
 
+def cluster_bundle(res, **kwargs) -> dict:
+    """A cluster analysis' mimebundle: its ClusterView with the text and HTML fallbacks."""
+    from .cluster_view import ClusterView
+    from .static import cluster_html, cluster_text
+
+    return _with_widget(cluster_text(res), cluster_html(res), lambda: ClusterView(res, **kwargs))
+
+
 def show(profile, findings=None, **kwargs) -> None:
     """Display a profile in the current notebook as two outputs: its static summary, then its view
     (see ``show_parts``)."""

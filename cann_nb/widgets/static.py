@@ -174,3 +174,80 @@ def comparison_text(cmp, top: int = 10, by: str = "name") -> str:
 def comparison_html(cmp) -> str:
     return ('<div class="cann-nb-compare"><pre style="font-size:12px">' + escape(comparison_text(cmp))
             + "</pre></div>")
+
+
+# -- a cluster (many ranks) -------------------------------------------------------------------------
+CLUSTER_RANKS = 16   # rank rows in the summaries: the slowest (by active time) first
+
+
+def _cluster_rank_rows(res, top: int) -> tuple[list[list[str]], list[int], int]:
+    ranks = res.ranks.sort_values(["active_ns", "rank"], ascending=[False, True], kind="stable").head(top)
+    slow = set(res.straggler_ranks)
+    rows = [[str(r["rank"]) + (" *" if r["rank"] in slow else ""), str(r.get("device") or "-"), F.ns(r["wall_ns"]),
+             F.ns(r["busy_ns"]), F.ns(r["compute_ns"]), F.ns(r["communication_ns"]), F.ns(r["memcpy_ns"]),
+             F.ns(r["idle_ns"]), F.ns(r["comm_wait_ns"]), F.ns(r["step_p50_ns"])]
+            for r in ranks.to_dict("records")]
+    return rows, [int(r) for r in ranks["rank"]], len(res.ranks) - len(rows)
+
+
+CLUSTER_HEAD = ["rank", "device", "wall", "busy", "compute", "communication", "memcpy", "idle", "comm wait",
+                "step p50"]
+
+
+def cluster_text(res, top: int = CLUSTER_RANKS) -> str:
+    """A ClusterResult as text (``cann-nb cluster`` prints this): the ranks, slowest first, stragglers
+    (marked *), the most-waited-for collectives and the findings."""
+    g = res.group
+    lines = [f"cann_nb cluster {g.get('name')!r}: {len(res.ranks)} ranks, {g.get('events', 0):,} events, "
+             f"engine {g.get('engine')}"]
+    rows, _, more = _cluster_rank_rows(res, top)
+    lines.append("  ranks, slowest first (active = wall - comm wait; * straggler; figures of each rank's busiest device)")
+    lines.append(F.table(rows, CLUSTER_HEAD, right=set(range(2, 10)), indent="    "))
+    if more:
+        lines.append(f"    ... {more} more ranks")
+    if len(res.stragglers):
+        lines.append("  stragglers:")
+        for s in res.stragglers.to_dict("records"):
+            lines.append(f"    rank {s['rank']}: {s['reason'].replace('_', ' ')}; active {F.ns(s['value'])} vs median "
+                         f"{F.ns(s['median'])} (robust z {s['score']:.1f})")
+    else:
+        lines.append("  no stragglers")
+    lines.append(f"  test: {g.get('straggler_test')}")
+    if len(res.collectives):
+        crow = [[F.clip(str(c["name"]), 56), f"{c['count']:,}", F.ns(c["skew_p50_ns"]), F.ns(c["skew_max_ns"]),
+                 str(c["last_rank"]), F.ns(c["wait_ns"])] for c in res.collectives.head(10).to_dict("records")]
+        lines.append("  collectives, most waited-for first (skew = last arrival - first arrival)")
+        lines.append(F.table(crow, ["collective", "calls", "skew p50", "skew max", "last rank", "total wait"],
+                             right={1, 2, 3, 4, 5}, indent="    "))
+    else:
+        lines.append("  no collectives matched across ranks")
+    for i, f in enumerate(res.findings, 1):
+        lines.append(f"  {i:2d}. [{f.severity}] {f.title}")
+        lines.append(f"      -> {F.clip(f.suggestion, 160)}")
+    return "\n".join(lines)
+
+
+def cluster_html(res, top: int = CLUSTER_RANKS) -> str:
+    """The same as static, escaped HTML: the rank table with stragglers highlighted, then the rest as text."""
+    e = escape
+    rows, order, more = _cluster_rank_rows(res, top)
+    slow = set(res.straggler_ranks)
+    cell = 'style="text-align:{};padding:2px 8px"'
+    parts = ['<div class="cann-nb-cluster" style="font-family:system-ui,sans-serif;font-size:13px">',
+             f"<div><b>cann_nb cluster {e(repr(res.group.get('name')))}</b> · {len(res.ranks)} ranks · "
+             f"{len(slow)} straggler{'s' if len(slow) != 1 else ''}</div>",
+             '<table style="border-collapse:collapse;margin-top:4px"><thead><tr>'
+             + "".join(f"<th {cell.format('left' if i < 2 else 'right')}>{e(h)}</th>" for i, h in enumerate(CLUSTER_HEAD))
+             + "</tr></thead><tbody>"]
+    for rank, row in zip(order, rows):
+        bg = ' style="background:#ffebe9"' if rank in slow else ""
+        parts.append(f"<tr{bg}>" + "".join(f"<td {cell.format('left' if i < 2 else 'right')}>{e(v)}</td>"
+                                            for i, v in enumerate(row)) + "</tr>")
+    parts.append("</tbody></table>")
+    if more:
+        parts.append(f"<div>… {more} more ranks</div>")
+    rest = cluster_text(res, top).split("\n")
+    start = next((i for i, line in enumerate(rest) if line.startswith("  stragglers") or line.startswith("  no stragglers")),
+                 len(rest))
+    parts.append('<pre style="font-size:12px">' + e("\n".join(rest[start:])) + "</pre></div>")
+    return "".join(parts)
