@@ -162,13 +162,20 @@ def device_peaks(meta: dict, device: str) -> Peaks:
     if device == "cpu" or device.startswith("host"):
         from .cpu_peaks import cpu_peaks
         return cpu_peaks(meta)
-    name = device_names(meta).get(device)
+    names = device_names(meta)
+    name, note = names.get(device), ""
+    same_kind = {n for d, n in names.items() if d.split(":")[0] == device.split(":")[0]}
+    if name is None and len(same_kind) == 1:
+        # a trace whose device properties number GPUs differently from its kernels (HIP under
+        # HIP_VISIBLE_DEVICES, e.g.): one model on the machine, so it is this device's model too
+        name = same_kind.pop()
+        note = f" (model of {device} taken from the trace's only named device of its kind)"
     row = lookup(name)
     if row is None:
         why = f"unknown device: {device} is '{name}', not in the peaks table" if name else \
             f"unknown device: the trace names no model for {device}"
         return Peaks(device, name, {}, math.nan, why + " (set peaks with $CANN_NB_PEAKS)")
-    return Peaks(device, row.model, dict(row.flops), row.bytes_per_s, row.source)
+    return Peaks(device, row.model, dict(row.flops), row.bytes_per_s, row.source + note)
 
 
 def peaks_table():

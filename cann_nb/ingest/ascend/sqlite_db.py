@@ -188,8 +188,7 @@ def _host(db: Db, S: pd.Series) -> tuple[pd.DataFrame, pd.Series]:
         f = pd.DataFrame({"name": names, "cat": typ.map(PYTORCH_API_CAT).fillna("op").to_numpy(dtype=object),
                           "tid": _tid(p.get("globalTid", pd.Series(0, index=p.index))), "start_abs": start,
                           "dur_ns": end - start, "corr": -1,
-                          "shapes": _clean_list(_map(p["inputShapes"], S)) if "inputShapes" in p else None,
-                          "dtypes": _clean_list(_map(p["inputDtypes"], S)) if "inputDtypes" in p else None})
+                          **_shapes_and_dtypes(p, S)})
         frames.append(f)
         # op -> CONNECTION_IDS -> task connectionIds (formats.md §3.10)
         if "connectionId" in p and db.has("CONNECTION_IDS", "id", "connectionId"):
@@ -226,6 +225,25 @@ def _host(db: Db, S: pd.Series) -> tuple[pd.DataFrame, pd.Series]:
         return None, conn_to_host
     host = pd.concat(frames, ignore_index=True, sort=False)
     return host, conn_to_host
+
+
+def _shapes_and_dtypes(p: pd.DataFrame, S: pd.Series) -> dict:
+    """PYTORCH_API's input shapes and dtypes. torch_npu's writers disagree on which column holds which
+    (the msinsight level0-2 samples store "float;None;Scalar" under inputShapes and "32,3,224,224;;"
+    under inputDtypes), so the column whose strings name element types is the dtypes one."""
+    shapes = _map(p["inputShapes"], S) if "inputShapes" in p else None
+    dtypes = _map(p["inputDtypes"], S) if "inputDtypes" in p else None
+    if shapes is not None and dtypes is not None and _names_types(shapes) and not _names_types(dtypes):
+        shapes, dtypes = dtypes, shapes
+    return {"shapes": _clean_list(shapes) if shapes is not None else None,
+            "dtypes": _clean_list(dtypes) if dtypes is not None else None}
+
+
+def _names_types(values) -> bool:
+    """Most non-empty strings start with a letter (dtype names), not a digit (dims)."""
+    v = pd.Series(values, dtype=object).dropna().astype(str).str.strip().str.lstrip("'\"")
+    v = v[v.str.len() > 0]
+    return bool(len(v)) and float(v.str.match(r"[A-Za-z]").mean()) > 0.5
 
 
 def _clean_list(values) -> pd.Categorical:
