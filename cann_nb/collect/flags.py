@@ -1,9 +1,46 @@
-"""The profiling flags, declared once for the %%cann_profile magic and the ``run`` command."""
+"""The profiling flags, declared once for the %%cann_profile magic and the ``run`` command, and the
+profiling modes ($PROFILER_MODE, the CANN Profiler's switch), read here only, for the magic, the
+``run`` command and the Python API alike."""
 
 from __future__ import annotations
 
+import os
+
 from .. import collect
 from .base import DEFAULT_INTERVAL_S, CollectOptions
+
+# what each mode turns on; flags given explicitly (--no-shapes, Profiler(shapes=False)) win over it
+MODES = {
+    "basic": dict(memory=False, shapes=False, stack=False, flops=False),
+    "detailed": dict(memory=True, shapes=True, stack=True, flops=True),
+    "default": {},
+}
+MODE_ENV = "PROFILER_MODE"
+CHOICES = ("memory", "shapes", "stack", "flops")   # the on/off flags a mode sets
+
+
+def resolve_mode(mode: str | None = None) -> str:
+    """``mode`` if given, else $PROFILER_MODE, else "default"; raises ValueError on an unknown mode."""
+    chosen = mode if mode is not None else (os.environ.get(MODE_ENV) or "default")
+    chosen = str(chosen).strip().lower()
+    if chosen not in MODES:
+        source = "mode=" if mode is not None else f"${MODE_ENV}="
+        raise ValueError(f"{source}{chosen!r} is not a profiling mode; use basic or detailed")
+    return chosen
+
+
+def choose(mode: str, explicit: dict) -> dict:
+    """The on/off choices: the explicit ones (not None), else the mode's, else CollectOptions' defaults.
+    FLOP estimates need shapes: flops turns shapes on unless shapes=False was explicit."""
+    base = CollectOptions()
+    out = {k: getattr(base, k) for k in CHOICES}
+    out.update(MODES[mode])
+    out.update({k: bool(v) for k, v in explicit.items() if k in CHOICES and v is not None})
+    if explicit.get("shapes") is False and explicit.get("flops") is None:
+        out["flops"] = False
+    if out["flops"]:
+        out["shapes"] = True
+    return out
 
 # (flags, argparse keyword arguments), in help order
 PROFILE_FLAGS = [
@@ -14,14 +51,15 @@ PROFILE_FLAGS = [
     (("--warmup",), dict(type=int, default=0, help="run N times first without collecting (default 0)")),
     (("--collectors",), dict(default="auto", help="comma list of torch,host,python; default auto: torch+host "
                                                  "when the code uses torch, else python+host")),
-    (("--memory",), dict(dest="memory", action="store_true", default=True, help="record allocations (default)")),
+    (("--memory",), dict(dest="memory", action="store_true", default=None, help="record allocations (default)")),
     (("--no-memory",), dict(dest="memory", action="store_false", help="do not record allocations")),
-    (("--shapes",), dict(dest="shapes", action="store_true", default=True,
+    (("--shapes",), dict(dest="shapes", action="store_true", default=None,
                          help="record input shapes and dtypes of ops (default: FLOPs, bytes and the roofline need them)")),
     (("--no-shapes",), dict(dest="shapes", action="store_false",
                             help="do not record shapes (lighter on many tiny ops; no efficiency figures)")),
-    (("--stack",), dict(action="store_true", help="record Python call stacks (python function events)")),
-    (("--flops",), dict(action="store_true", help="estimate FLOPs of matmul/conv ops (implies --shapes)")),
+    (("--stack",), dict(action="store_true", default=None, help="record Python call stacks (python function events)")),
+    (("--flops",), dict(action="store_true", default=None,
+                        help="estimate FLOPs of matmul/conv ops (implies --shapes)")),
     (("--interval",), dict(type=float, default=DEFAULT_INTERVAL_S * 1000,
                            help=f"host sampling interval in ms (default {DEFAULT_INTERVAL_S * 1000:g})")),
 ]
@@ -32,7 +70,14 @@ class FlagError(ValueError):
 
 
 def check(args) -> None:
-    """Validate parsed flags in place; adds ``collector_names`` (None = auto)."""
+    """Validate parsed flags in place; adds ``collector_names`` (None = auto) and ``mode`` ($PROFILER_MODE),
+    and fills the on/off flags not given from the mode."""
+    try:
+        args.mode = resolve_mode(None)
+    except ValueError as exc:
+        raise FlagError(str(exc)) from None
+    for key, value in choose(args.mode, {k: getattr(args, k, None) for k in CHOICES}).items():
+        setattr(args, key, value)
     if args.repeat < 1:
         raise FlagError("--repeat must be at least 1")
     if args.warmup < 0:
@@ -58,5 +103,5 @@ def check(args) -> None:
 
 
 def options(args) -> CollectOptions:
-    return CollectOptions(memory=args.memory, shapes=args.shapes or args.flops, stack=args.stack,
-                          flops=args.flops, interval_s=args.interval / 1000.0)
+    chosen = choose(getattr(args, "mode", None) or resolve_mode(None), {k: getattr(args, k, None) for k in CHOICES})
+    return CollectOptions(interval_s=args.interval / 1000.0, **chosen)

@@ -42,7 +42,7 @@ def profile_script(script: str, script_args: list[str], args) -> tuple[Profile, 
     """
     path = Path(script)
     source = path.read_text(encoding="utf-8", errors="replace")
-    names = args.collector_names or auto.for_script(source)
+    names = args.collector_names or auto.for_script(source, path)
     name = args.name or re.sub(r"[^A-Za-z0-9_.\-]", "_", path.stem) or "script"
     session = CollectionSession(name, names, flags.options(args), {
         "kind": "script", "path": str(path.resolve()), "argv": list(script_args)})

@@ -38,32 +38,16 @@ Without torch in the process the collectors are the Python function tracer + hos
 from __future__ import annotations
 
 import functools
-import os
 import sys
 from pathlib import Path
 
 from ..collect.base import DEFAULT_INTERVAL_S, CollectOptions
+from ..collect.flags import MODE_ENV, MODES, choose, resolve_mode  # noqa: F401 (one reader of $PROFILER_MODE)
 
-MODES = {
-    "basic": dict(memory=False, shapes=False, stack=False, flops=False),
-    "detailed": dict(memory=True, shapes=True, stack=True, flops=True),
-    "default": {},
-}
-MODE_ENV = "PROFILER_MODE"
 # Memory per event: the peak RSS growth of a torch.profiler run per kept event, collection + conversion
 # (torch's own records, the exported trace text, the columnar tables): 2.37-2.43 KB measured at 40k-600k
 # events (benchmarks/monitoring.py --bytes-per-event). set_buffer_size(bytes) keeps bytes // this events.
 BYTES_PER_EVENT = 2400
-
-
-def resolve_mode(mode: str | None) -> str:
-    """``mode`` if given, else $PROFILER_MODE, else "default"; raises ValueError on an unknown mode."""
-    chosen = mode if mode is not None else (os.environ.get(MODE_ENV) or "default")
-    chosen = str(chosen).strip().lower()
-    if chosen not in MODES:
-        source = "mode=" if mode is not None else f"${MODE_ENV}="
-        raise ValueError(f"{source}{chosen!r} is not a profiling mode; use basic or detailed")
-    return chosen
 
 
 def _in_notebook() -> bool:
@@ -128,17 +112,10 @@ class Profiler:
         from ..store import check_name, default_root
 
         self.mode = resolve_mode(mode)
-        chosen = dict(MODES[self.mode])
-        for key, value in (("memory", memory), ("shapes", shapes), ("stack", stack), ("flops", flops)):
-            if value is not None:
-                chosen[key] = bool(value)
+        chosen = choose(self.mode, dict(memory=memory, shapes=shapes, stack=stack, flops=flops))
         if not interval_ms > 0:
             raise ValueError("interval_ms must be a positive number of milliseconds")
         self.options = CollectOptions(interval_s=interval_ms / 1000.0, **chosen)
-        if shapes is False and flops is None:
-            self.options.flops = False          # FLOP estimates need shapes; an explicit shapes=False wins
-        if self.options.flops:
-            self.options.shapes = True
         if isinstance(collectors, str):
             collectors = [c.strip() for c in collectors.split(",") if c.strip()]
         if collectors is not None:
@@ -248,7 +225,11 @@ class Profiler:
                 stored = self.store.add(profile)
                 profile.meta["stored_at"] = str(self.store.path(stored))
             except Exception as exc:  # a full disk must not lose the caller's result
-                print(f"cann_nb: could not store profile {self.name!r}: {exc}", file=sys.stderr)
+                from ..errors import StoreError
+
+                why = exc if isinstance(exc, StoreError) else f"could not store profile {self.name!r}: {exc}"
+                print(f"cann_nb: {why} (the profile is still returned, and kept as Profiler.profile)",
+                      file=sys.stderr)
         self.profile = profile
         self.profiles.append(profile)
         return profile
