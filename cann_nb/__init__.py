@@ -31,6 +31,8 @@ def _register_views() -> None:
         "profile.report": (".report", "write_report"),
         "comparison.bundle": (".widgets.display", "comparison_bundle"),
         "comparison.text": (".widgets.static", "comparison_text"),
+        "cluster.bundle": (".widgets.display", "cluster_bundle"),
+        "cluster.text": (".widgets.static", "cluster_text"),
     }.items():
         register_renderer(kind, lazy(module, function))
 
@@ -93,8 +95,19 @@ def compare(base, new, *, store=None, record=None, **options):
     return _compare(base, new, store=store, record=record, **options)
 
 
+def cluster(group, *, store=None, scheduler=None):
+    """The cross-rank analysis of a group of ranks (a ProfileGroup, a stored group's name in ``store`` or
+    its directory, or a folder of ranks): a ClusterResult whose DataFrames are ``ranks``, ``stragglers``,
+    ``collectives``, ``steps`` (rank x step) plus ``findings``; as a cell's value it shows the cluster
+    view. ``scheduler``: a Dask scheduler address (``tcp://HOST:PORT``) to run the per-rank work on;
+    default here, one rank at a time, with the embedded DuckDB engine."""
+    from .frontends.cluster import cluster as _cluster
+
+    return _cluster(group, store=store, scheduler=scheduler)
+
+
 __all__ = [
-    "Profile", "load", "load_session", "compare", "step", "CannNbError", "CollectorUnavailable",
+    "Profile", "load", "load_session", "compare", "cluster", "step", "CannNbError", "CollectorUnavailable",
     "ProfileValidationError", "StoreError", "TraceFormatError", "__version__",
 ]
 __all__ += ["Profiler", "start_continuous_monitoring", "stop_continuous_monitoring", "add_custom_metric",

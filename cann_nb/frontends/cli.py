@@ -3,6 +3,7 @@
     cann-nb run SCRIPT [profiling flags] [--skip-steps N] [-- script args]
     cann-nb import PATH            cann-nb list [DIR]
     cann-nb analyze PROFILE [--json]
+    cann-nb cluster GROUP [--json] [--scheduler tcp://HOST:PORT]
     cann-nb compare A B [--json]
     cann-nb check --threshold 200ms --file PROFILE_OR_DIR [...] [--json] [--junit FILE]
     cann-nb report PROFILE [-o FILE.html]
@@ -75,6 +76,23 @@ def _parser() -> argparse.ArgumentParser:
     an.add_argument("--no-calibrate", dest="calibrate", action="store_false",
                     help="show the advisor's raw estimates, not calibrated by the track record")
     an.add_argument("--store", default=None, help=_STORE_HELP)
+
+    cl = sub.add_parser("cluster", help="cross-rank analysis of a group of ranks: per-rank table, stragglers, "
+                                        "collective skew, comm wait",
+                        description="Analyse a multi-rank group across its ranks: per rank the figures of analyze for "
+                                    "its busiest device plus comm wait (time in a collective before the last rank "
+                                    "arrived) and step p50; stragglers by a robust z-score with the reason; each "
+                                    "collective's arrival skew and last-arriving rank; findings. --json prints "
+                                    "DESIGN.md's object {group, ranks, stragglers, collectives, findings}. The "
+                                    "per-rank work runs here, one rank at a time, with the embedded DuckDB engine "
+                                    "for the cross-rank part; --scheduler runs it on an existing Dask cluster.")
+    cl.add_argument("group", help="a stored group (NAME or its directory) or a folder of ranks to import")
+    cl.add_argument("--json", action="store_true", help="print one JSON object")
+    cl.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                    help="run the per-rank work on the Dask cluster at ADDRESS (tcp://HOST:PORT); the workers read "
+                         "the group's files, so they must see the same path")
+    cl.add_argument("--store", default=None, help="store directory for GROUP names (default: $CANN_NB_DIR or "
+                                                  "./profile_results)")
 
     cp = sub.add_parser("compare", help="compare two profiles: per-op deltas, buckets, end-to-end, memory, findings",
                         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -167,7 +185,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "run":
             return _cmd_run(args, unknown + script_args)
-        handler = {"list": _cmd_list, "import": _cmd_import, "analyze": _cmd_analyze, "compare": _cmd_compare,
+        handler = {"list": _cmd_list, "import": _cmd_import, "analyze": _cmd_analyze, "cluster": _cmd_cluster,
+                   "compare": _cmd_compare,
                    "check": _cmd_check, "report": _cmd_report, "monitor-report": _cmd_monitor_report}[args.command]
         return handler(args)
     except (flags.FlagError, CannNbError) as exc:
@@ -248,11 +267,18 @@ def _cmd_analyze(args) -> int:
     from .. import formatting as F
     from ..analyze import calibration as track_record
     from ..analyze.api import analyze
+    from ..errors import NotOneProfile
     from ..ingest.load import resolve, store_root
+    from ..store import ProfileGroup
 
     if args.top < 1:
         raise flags.FlagError("--top must be at least 1")
-    profile = resolve(args.profile, args.store)
+    profile = resolve(args.profile, args.store, group_ok=True)
+    if isinstance(profile, ProfileGroup):
+        first = profile.ranks[0] if profile.ranks else 0
+        raise NotOneProfile(f"{args.profile!r} is a group of {len(profile)} ranks: analyse it across ranks with "
+                            f"`cann-nb cluster {args.profile}`, or one rank with `cann-nb analyze "
+                            f"{args.profile.rstrip('/')}/rank={first}`")
     root = store_root(profile)
     out = analyze(profile, top_hotspots=max(args.top, 50) if args.json else args.top)
     if root is not None:
@@ -288,6 +314,15 @@ def _cmd_analyze(args) -> int:
             print(f"      -> {F.clip(f['suggestion'], 160)}")
     if "track_record" in out:
         print("  " + track_record.summary_text(root))
+    return 0
+
+
+def _cmd_cluster(args) -> int:
+    from ..widgets.static import cluster_text
+    from .cluster import cluster
+
+    res = cluster(args.group, store=args.store, scheduler=args.scheduler)
+    print(json.dumps(res.to_json(), allow_nan=False) if args.json else cluster_text(res))
     return 0
 
 

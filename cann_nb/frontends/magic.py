@@ -155,6 +155,24 @@ class CannNbMagics(Magics):
             raise UsageError(str(exc)) from None
 
     @magic_arguments()
+    @argument("group", help="a stored group (NAME or its directory) or a folder of ranks")
+    @argument("-o", "--output", default=None, help="store directory (default: $CANN_NB_DIR or ./profile_results)")
+    @argument("--scheduler", default=None, metavar="ADDRESS",
+              help="run the per-rank work on the Dask cluster at ADDRESS (tcp://HOST:PORT)")
+    @line_magic
+    def cann_cluster(self, line):
+        """Analyse a group of ranks across its ranks: per-rank table, stragglers (robust z-score) and why,
+        collective skew and comm wait; shows the cluster view. Returns a ClusterResult (DataFrames)."""
+        from ..errors import CannNbError
+        from .cluster import cluster
+
+        args = parse_argstring(self.cann_cluster, line)
+        try:
+            return cluster(args.group.strip("'\""), store=self.runtime.store(args.output), scheduler=args.scheduler)
+        except CannNbError as exc:
+            raise UsageError(str(exc)) from None
+
+    @magic_arguments()
     @argument("-o", "--output", default=None, help="store directory (default: $CANN_NB_DIR or ./profile_results)")
     @argument("--versions", action="store_true", help="include older versions (NAME@k)")
     @line_magic
