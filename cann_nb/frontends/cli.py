@@ -14,12 +14,14 @@ store (``NAME``, ``NAME@k``, ``GROUP/rank=N``; ``--store DIR``, default $CANN_NB
 resolved by ``ingest.load.resolve``.
 
 Exit codes: 0 success; 1 the profiled script failed (run) or a budget was breached (check);
-2 bad input or usage (argparse errors included). ``run`` passes the script's own exit code through.
+2 bad input or usage (argparse errors included); 3 the profile could not be stored (run, import);
+130 interrupted (Ctrl-C). ``run`` passes the script's own exit code through.
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import sys
 
@@ -32,24 +34,24 @@ _STORE_HELP = "store directory for PROFILE names (default: $CANN_NB_DIR or ./pro
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="cann-nb", description="Notebook-native profiler for AI models.",
-                                epilog="Exit codes: 0 ok, 1 script failed / budget breached, 2 bad input or usage. "
+                                epilog="Exit codes: 0 ok, 1 script failed / budget breached, 2 bad input or usage, "
+                                       "3 the profile could not be stored, 130 interrupted. "
                                        "'cann-nb COMMAND --help' describes each command.")
     p.add_argument("--version", action="version", version=f"cann_nb {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     run = sub.add_parser("run", help="profile a Python script and store the profile",
-                         description="Profile SCRIPT with the same collectors and flags as %%%%cann_profile. "
-                                     "Options may come before or after SCRIPT; arguments cann-nb does not know, "
-                                     "and everything after '--', go to the script. Per-iteration times: call "
-                                     "cann_nb.step() at the start of each iteration of the script's loop (a no-op "
-                                     "when not profiling), or use --repeat N (one step per run of the script).")
-    for names, kwargs in flags.PROFILE_FLAGS:
-        run.add_argument(*names, **kwargs)
-    run.add_argument("--skip-steps", type=int, default=0, metavar="N",
-                     help="schedule: drop the first N steps (warm-up iterations) from the profile; the profile "
-                          "then starts at step N (default 0). Steps come from cann_nb.step() and --repeat")
-    run.add_argument("--quiet", action="store_true", help="print only where the profile went")
-    run.add_argument("script", help="the Python script to run")
+                         description="Profile SCRIPT with the same collectors and flags as %%cann_profile "
+                                     "(CANN Profiler's form '--model SCRIPT' works too). cann-nb's options may come "
+                                     "before or after SCRIPT; after it, options cann-nb does not know go to the "
+                                     "script, and so does everything after '--'. An unknown option before SCRIPT, "
+                                     "or a misspelling of one of cann-nb's anywhere, is an error. Per-iteration "
+                                     "times: call cann_nb.step() at the start of each iteration of the script's "
+                                     "loop (a no-op when not profiling), or use --repeat N (one step per run of "
+                                     "the script). Exit code: the script's, 3 when the profile could not be stored.")
+    _add_run_options(run)
+    run.add_argument("script", nargs="?", help="the Python script to run (or --model SCRIPT)")
+    run.add_argument("script_args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
 
     imp = sub.add_parser("import", help="import a Kineto trace, an Ascend folder/database or a folder of ranks",
                          description="Import a profile recorded elsewhere into the store. A folder of ranks "
@@ -63,6 +65,9 @@ def _parser() -> argparse.ArgumentParser:
     ls = sub.add_parser("list", help="list the profiles stored in a directory")
     ls.add_argument("dir", nargs="?", default=None, help="store directory (default: $CANN_NB_DIR or ./profile_results)")
     ls.add_argument("--versions", action="store_true", help="include older versions (NAME@k)")
+    ls.add_argument("--repair", action="store_true",
+                    help="first put the store in order (what an interrupted write left: a NAME only at NAME@k, "
+                         "old .tmp-* folders) and say what was repaired")
 
     an = sub.add_parser("analyze", help="summary, hotspots and the advisor's findings of a profile",
                         description="Analyse one profile: wall time, per-device breakdown, peak memory, hotspots "
@@ -162,6 +167,77 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _add_run_options(parser: argparse.ArgumentParser, model: bool = True) -> None:
+    """``run``'s own options: on its subcommand, and again for what follows the script (there without
+    ``--model``: after the script, a ``--model`` is the script's own, as in many training scripts)."""
+    for names, kwargs in flags.PROFILE_FLAGS:
+        parser.add_argument(*names, **kwargs)
+    parser.add_argument("--skip-steps", type=int, default=0, metavar="N",
+                        help="schedule: drop the first N steps (warm-up iterations) from the profile; the profile "
+                             "then starts at step N (default 0). Steps come from cann_nb.step() and --repeat")
+    parser.add_argument("--quiet", action="store_true", help="print only where the profile went")
+    if model:
+        parser.add_argument("--model", metavar="SCRIPT", default=None,
+                            help="the script to run, as CANN Profiler's command line writes it (the same as SCRIPT)")
+
+
+def _options_of(parser: argparse.ArgumentParser) -> list[str]:
+    return [o for action in parser._actions for o in action.option_strings if o.startswith("--")]
+
+
+def _misspelt(option: str, known: list[str]) -> str | None:
+    """The option of ``known`` that ``option`` (``--ouput``, ``--ouput=DIR``) looks like a typo of."""
+    word = option.split("=", 1)[0]
+    if not word.startswith("--") or word in known:
+        return None
+    # close, and about as long: a script's own --output-dir or --interval-ms is not a typo of ours
+    close = [k for k in difflib.get_close_matches(word, known, n=3, cutoff=0.82) if abs(len(k) - len(word)) <= 2]
+    return close[0] if close else None
+
+
+def _unknown_options_error(parser, unknown: list[str], where: str = "") -> str:
+    known = _options_of(parser)
+    parts = []
+    for option in unknown:
+        guess = _misspelt(option, known)
+        parts.append(f"{option} (did you mean {guess}?)" if guess else option)
+    return f"unrecognized arguments{where}: {' '.join(parts)}"
+
+
+def _model_as_script(argv: list[str], run: argparse.ArgumentParser) -> list[str]:
+    """``run OPTIONS --model SCRIPT rest`` -> ``run OPTIONS SCRIPT rest``: what follows the script is
+    the script's, whichever way the script was given. A ``--model`` after the script is the script's."""
+    with_value = {o for a in run._actions for o in a.option_strings if a.nargs != 0 and o != "--model"}
+    i = 1
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--model" and i + 1 < len(argv):
+            return argv[:i] + [argv[i + 1]] + argv[i + 2:]
+        if arg.startswith("--model="):
+            return argv[:i] + [arg.split("=", 1)[1]] + argv[i + 1:]
+        if not arg.startswith("-"):
+            return argv     # the script came first
+        takes_value = "=" not in arg and (arg in with_value or (
+            arg.startswith("--") and len([o for o in with_value if o.startswith(arg)]) == 1))  # --out: --output
+        i += 2 if takes_value else 1
+    return argv
+
+
+def _split_run_args(args, parser: argparse.ArgumentParser) -> list[str]:
+    """The arguments after the script: cann-nb's own options there are applied to ``args``; the rest
+    goes to the script, unless it looks like a misspelling of one of cann-nb's (then an error)."""
+    own = argparse.ArgumentParser(prog="cann-nb run", add_help=False)
+    _add_run_options(own, model=False)
+    _, rest = own.parse_known_args(args.script_args, namespace=args)
+    known = _options_of(own)
+    typos = [(arg, guess) for arg in rest if (guess := _misspelt(arg, known))]
+    if typos:
+        arg, guess = typos[0]
+        parser.error(f"{arg}: did you mean {guess}? (an option of the script's own that looks like it goes "
+                     f"after '--')")
+    return rest
+
+
 def _check_description() -> str:
     from . import check
 
@@ -176,15 +252,23 @@ def main(argv: list[str] | None = None) -> int:
     if "--" in argv:
         cut = argv.index("--")
         ours, script_args = argv[:cut], argv[cut + 1:]
+    if ours[:1] == ["run"]:
+        ours = _model_as_script(ours, _subparser(parser, "run"))
     try:
         args, unknown = parser.parse_known_args(ours)
-        if unknown and args.command != "run":
-            parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+        command = _subparser(parser, args.command)
+        if unknown:  # for run: before the script (what follows it is script_args)
+            command.error(_unknown_options_error(command, unknown, " before the script" if args.command == "run"
+                                                 else ""))
+        if args.command == "run":
+            if not args.script:
+                command.error("give the script to profile: cann-nb run SCRIPT, or cann-nb run --model SCRIPT")
+            script_args = _split_run_args(args, command) + script_args
     except SystemExit as exc:  # argparse: 0 for --help, 2 for usage errors
         return int(exc.code or 0)
     try:
         if args.command == "run":
-            return _cmd_run(args, unknown + script_args)
+            return _cmd_run(args, script_args)
         handler = {"list": _cmd_list, "import": _cmd_import, "analyze": _cmd_analyze, "cluster": _cmd_cluster,
                    "compare": _cmd_compare,
                    "check": _cmd_check, "report": _cmd_report, "monitor-report": _cmd_monitor_report}[args.command]
@@ -194,6 +278,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except BrokenPipeError:  # `cann-nb ... | head`
         return 0
+    except KeyboardInterrupt:  # one line, not a traceback; a write in progress left the store unchanged
+        print(f"cann-nb {args.command}: interrupted; nothing half-written was left in the store", file=sys.stderr)
+        return 130
     except Exception as exc:  # a crash must not read as "budget breached" (1): report it, exit 2
         import traceback
 
@@ -202,10 +289,38 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
+def _subparser(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser:
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return sub.choices[command]
+
+
+STORE_FAILED = 3   # exit code: the profile could not be stored (distinct from bad input, 2)
+
+
+def _stored_line(profile, where) -> str:
+    version = profile.meta.get("version")
+    return f"stored: {where}" + (f" (version {version})" if isinstance(version, int) and version > 1 else "")
+
+
+def _keep_elsewhere(profile) -> str:
+    """Where an unstorable profile can still be found: a store in a fresh temp directory, if that works."""
+    import tempfile
+
+    from ..errors import StoreError
+    from ..store import Session
+
+    try:
+        fallback = Session(tempfile.mkdtemp(prefix="cann_nb-unstored-"))
+        return f"the profile was written to {fallback.path(fallback.add(profile))} instead"
+    except (OSError, StoreError) as exc:
+        return f"it could not be written anywhere else either ({exc})"
+
+
 def _cmd_run(args, script_args) -> int:
     from pathlib import Path
 
     from ..collect.runner import profile_script
+    from ..errors import StoreError
     from ..store import Session
 
     flags.check(args)
@@ -225,13 +340,15 @@ def _cmd_run(args, script_args) -> int:
             schedule_error = str(exc)
             profile.meta["schedule"] = {"skipped_steps": 0, "error": schedule_error}
     store = Session(args.output)
-    stored = store.add(profile)
-    where = store.path(stored)
+    try:
+        where = store.path(store.add(profile))
+    except StoreError as exc:  # the run's data is not lost: the summary, and where it went instead
+        if not args.quiet:
+            print(profile.summary_text())
+        print(f"cann-nb run: error: {exc}; {_keep_elsewhere(profile)}", file=sys.stderr)
+        return STORE_FAILED
     profile.meta["stored_at"] = str(where)
-    if not args.quiet:
-        print(profile.summary_text())
-    else:
-        print(where)
+    print(profile.summary_text() if not args.quiet else where)
     if schedule_error:
         print(f"cann-nb run: error: {schedule_error} (the profile was stored without skipping)", file=sys.stderr)
         return code or 2
@@ -241,9 +358,14 @@ def _cmd_run(args, script_args) -> int:
 def _cmd_list(args) -> int:
     from ..store import Session
 
-    table = Session(args.dir).list(versions=args.versions)
+    store = Session(args.dir)
+    if args.repair:
+        done = store.repair()   # each repair is also one stderr line of the store's
+        print(f"repaired {len(done)} thing{'s' if len(done) != 1 else ''} in {store.root}" if done
+              else f"nothing to repair in {store.root}")
+    table = store.list(versions=args.versions)
     if table.empty:
-        print(f"no profiles in {Session(args.dir).root}")
+        print(f"no profiles in {store.root}")
     else:
         import pandas as pd
 
@@ -253,13 +375,23 @@ def _cmd_list(args) -> int:
 
 
 def _cmd_import(args) -> int:
+    from ..errors import StoreError
     from ..ingest.load import import_into_store
-    from ..store import Session
+    from ..store import ProfileGroup, Session
 
     store = Session(args.output)
-    obj = import_into_store(args.path, store, args.name, workers=args.workers, progress=not args.quiet)
-    where = store.path(obj.name)
-    print(where if args.quiet else obj.summary_text() + f"\n  stored: {where}")
+    try:
+        obj = import_into_store(args.path, store, args.name, workers=args.workers, progress=not args.quiet)
+    except StoreError as exc:  # the trace itself is untouched: importing again is the way back
+        print(f"cann-nb import: error: {exc}", file=sys.stderr)
+        return STORE_FAILED
+    where = store.locate(obj.name) or store.path(obj.name)
+    if args.quiet:
+        print(where)
+    elif isinstance(obj, ProfileGroup):   # a group's summary has no stored line of its own
+        print(obj.summary_text() + f"\n  {_stored_line(obj, where)}")
+    else:
+        print(obj.summary_text())         # its stored line says where (and which version)
     return 0
 
 

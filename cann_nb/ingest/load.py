@@ -115,7 +115,7 @@ def resolve(what, store=None, *, group_ok: bool = False):
     if _store_name(name) and name in session:
         got = session[name]
         if isinstance(got, Profile):
-            got.meta["stored_at"] = os.path.abspath(session.path(name))
+            got.meta["stored_at"] = os.path.abspath(session.locate(name) or session.path(name))  # NAME@k after a crash
         return _one(got, name, group_ok)
     rank = _RANK_RE.match(name)
     if rank:  # a rank the store has no directory for, or a rank of a folder of ranks to import

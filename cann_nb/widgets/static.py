@@ -29,11 +29,19 @@ def _facts(profile) -> dict:
         "events": len(profile.events),
         "used": used,
         "missing": missing,
-        "stored": meta.get("stored_at"),
+        "stored": _stored(meta),
         "peaks": ov["peak_memory_bytes"],
         "dropped": meta.get("dropped") or {},
         "top": ov["top_ops"],
     }
+
+
+def _stored(meta: dict) -> str | None:
+    """Where the profile is stored, with its version when its name was reused (version 2 and on)."""
+    at, version = meta.get("stored_at"), meta.get("version")
+    if not at:
+        return None
+    return f"{at} (version {version})" if isinstance(version, int) and version > 1 else str(at)
 
 
 def summary_text(profile) -> str:

@@ -195,7 +195,8 @@ def test_gemm_and_gemv_with_default_flags(gemm_json):
     assert gemv["flops"] == pytest.approx(20 * 2 * 1024 * 1024, rel=0.05)
     assert gemm["bound"] == "compute" and gemv["bound"] == "memory"
     cpu = gemm_json["summary"]["efficiency"]["cpu"]
-    assert 0 < cpu["mfu"] <= 1 and cpu["peak_warning"] is None
+    # a GEMV whose 4 MiB stay in cache may beat the DRAM copy bandwidth (flagged); FLOP/s never beat the roof
+    assert 0 < cpu["mfu"] <= 1 and "FLOP/s above" not in (cpu["peak_warning"] or ""), cpu["peak_warning"]
     assert cpu["peak_source"].startswith("measured on this machine (")
     assert cpu["flops"] == pytest.approx(3 * 2 * 1024 ** 3 + 20 * 2 * 1024 * 1024, rel=0.05)
     mm = next(r for r in gemm_json["hotspots"] if r["name"] == "aten::mm")
@@ -228,9 +229,13 @@ def test_real_ascend_trace_shows_efficiency_and_why_its_peak_is_unknown(real_dat
     from cann_nb.ingest.ascend import read_ascend
 
     p = read_ascend(real_data / "msinsight/test/data/pytorch/db/level1/rank0_ascend_pt")
-    ops = op_efficiency(p)
-    assert (ops["flops"] > 0).any() or (ops["bytes"] > 0).any()
-    eff = device_efficiency(p)
-    npu = [d for d in eff if d.startswith("npu")]
-    for d in npu:
-        assert math.isnan(eff[d]["mfu"]) and "Ascend 910B" in eff[d]["peak_source"]
+    from cann_nb.analyze.efficiency.peaks import device_peaks
+
+    ops = op_efficiency(p).set_index("name")
+    assert ops.loc["aten::addmm", "flops"] > 0 and ops.loc["aten::relu_", "bytes"] > 0
+    # its ops run on a task-queue thread the trace does not link: never put on the CPU's roofs
+    assert set(ops.loc[ops["flops"] > 0, "device"]) == {"unlinked"}
+    assert "cpu" not in device_efficiency(p)
+    assert set(ops.loc[ops["flops"] > 0, "bound"]) == {"unknown"}
+    npu = device_peaks(p.meta, "npu:0")
+    assert not npu.flops and "Ascend 910B" in npu.source

@@ -98,3 +98,16 @@ def test_import_into_store_names_and_stores(store, tmp_path):
     assert p.name == "elsewhere" and "elsewhere" in store and store_root(p).resolve() == store.root.resolve()
     g = import_into_store(store.path("cluster"), store, "copy", progress=False)
     assert isinstance(g, ProfileGroup) and g.ranks == [0, 1] and "copy/rank=1" in store
+
+
+def test_a_name_left_only_as_name_at_k_by_an_interrupted_write_is_read_from_there(store):
+    """A crash between a write's two renames leaves NAME@k and no NAME: stored_at is where it is read
+    from (Session.locate), so store_root and everything that opens stored_at finds the files."""
+    import shutil
+
+    shutil.rmtree(store.path("v1"))                       # as if killed after NAME -> NAME@k
+    fresh = Session(store.root)
+    p = resolve("v1", fresh)
+    assert p.meta["version"] == 1
+    assert p.meta["stored_at"] == str(store.path("v1@1").resolve())
+    assert store_root(p).resolve() == store.root.resolve()

@@ -34,6 +34,7 @@ _FAM_CODE = {f: i for i, f in enumerate(FAMILIES)}
 # float32 matmuls that ran on tensor cores as TF32 (cuBLAS/CUTLASS kernel names say so)
 TF32_KERNEL_RE = re.compile(r"tf32|s1688|s16816|xmma.*f32f32_tf32", re.I)
 MAX_DEPTH = 128
+UNLINKED = "unlinked"   # the device of ops whose device tasks the trace does not link to them
 
 
 def _codes(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
@@ -135,6 +136,13 @@ def _event_costs(ctx) -> dict:
             tasks[ops] = cnt[ops]
             counted[ops] = False
             dtype[op] = np.where(tf32, "tf32", dtype[op])
+    if ctx.is_device_task.any() and not (tasks > 0).any():
+        # device work, but no costed op linked to it (torch_npu's task queue runs ops on another thread
+        # than the one that records them): where and how long each op ran is unknown, never the CPU's
+        host = costed & ~ctx.is_device_task
+        counted[host] = False
+        devices[host] = UNLINKED
+        time_ns[host] = np.nan
     return {"flops": flops, "bytes": nbytes, "time_ns": time_ns, "dtype": dtype, "family": fam,
             "device": devices, "counted": counted, "costed": costed | counted, "tasks": tasks}
 

@@ -159,6 +159,9 @@ def device_names(meta: dict) -> dict:
 
 def device_peaks(meta: dict, device: str) -> Peaks:
     """Peaks of one device of a profile: the table for accelerators, the measured figures for the CPU."""
+    if device == "unlinked":
+        return Peaks(device, None, {}, math.nan, "the trace does not link these ops to the device tasks that ran "
+                                                 "them (e.g. torch_npu's task queue): their device and time are unknown")
     if device == "cpu" or device.startswith("host"):
         from .cpu_peaks import cpu_peaks
         return cpu_peaks(meta)
