@@ -42,7 +42,8 @@ def browser():
         need("playwright is not installed (pip install playwright; never `playwright install`)")
     exe = chromium_path()
     if not exe:
-        need("Debian chromium is not installed (apt-get install chromium)")
+        need("Chromium is not installed: `sudo apt-get install chromium` (Debian; .ci/browsers does it as root). "
+             "Browser tests skip without it, and fail under CI=true")
     from cann_nb.widgets import bundle_available
 
     if not bundle_available():
