@@ -43,6 +43,17 @@ def nbytes(value, signed: bool = False) -> str:
     return f"{sign}{a:.0f} B"
 
 
+def rate(value, unit: str = "FLOP") -> str:
+    """A rate per second in decimal SI units, as peaks are quoted: '84.8 GFLOP/s', '3.35 TB/s' (unit 'B')."""
+    if not _finite(value):
+        return "-"
+    v = float(value)
+    for prefix, scale in (("P", 1e15), ("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if abs(v) >= scale:
+            return f"{v / scale:.3g} {prefix}{unit}/s"
+    return f"{v:.3g} {unit}/s"
+
+
 def pct(value, signed: bool = True) -> str:
     if not _finite(value):
         return "-"

@@ -56,11 +56,15 @@ function requestCharts(model, which, timeoutMs = 60000) {
   });
 }
 
-const TITLES = { breakdown: "Time breakdown per device", memory: "Memory over time", utilization: "Utilisation over time" };
+const TITLES = { breakdown: "Time breakdown per device", memory: "Memory over time", utilization: "Utilisation over time",
+  roofline: "Roofline", mfu: "MFU per step" };
+// widgets/charts.py OP_EVENT: a click on a roofline point (detail: root = the figure's id, name, cat, shapes)
+const OP_EVENT = "cnb-op";
 
 export class Charts {
-  constructor(model, items, version, which) {
+  constructor(model, items, version, which, opts = {}) {
     this.model = model;
+    this.onOp = opts.onOp || null;
     this.items = items || {};
     this.version = version;
     this.lazy = !!(model && model.get && model.get("charts_lazy"));
@@ -91,6 +95,7 @@ export class Charts {
         clear(this.slots[k]);
         if (this.items[k]) await Bokeh.embed.embed_item(this.items[k], this.slots[k]);
       }
+      this.listenForOps();
       this.el.dataset.rendered = "1";
     } catch (e) {
       this.done = false;
@@ -98,4 +103,15 @@ export class Charts {
       for (const k of this.which) clear(this.slots[k]).appendChild(h("div", { class: "cnb-muted", text: TITLES[k] || k }));
     }
   }
+
+  // only this view's figures: the event is global, the figure id tells whose point was clicked
+  listenForOps() {
+    if (!this.onOp || this.offOps || typeof document === "undefined") return;
+    const roots = new Set(this.which.map((k) => this.items[k] && this.items[k].root_id).filter(Boolean));
+    const handler = (e) => { if (e.detail && roots.has(e.detail.root)) this.onOp(e.detail); };
+    document.addEventListener(OP_EVENT, handler);
+    this.offOps = () => document.removeEventListener(OP_EVENT, handler);
+  }
+
+  destroy() { if (this.offOps) this.offOps(); this.offOps = null; }
 }

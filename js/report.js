@@ -91,6 +91,11 @@ export function buildReport(model, root, { data, base, evidence, onTimeline }) {
   const items = model.get("charts") || {};
   const charts = new Charts(model, items, model.get("bokeh_version"), ["breakdown", "memory", "utilization"]);
   sections.push(section("charts", "Time breakdown, memory and utilisation", "", charts.el));
+  // a roofline point clicked: its op lit up on the timeline above
+  const rfCharts = new Charts(model, items, model.get("bokeh_version"), ["roofline", "mfu"], {
+    onOp: (d) => store.showOp({ name: d.name, cat: d.cat, shapes: d.shapes || undefined }, "roofline") });
+  sections.push(section("roofline", "Roofline and MFU", "", rfCharts.el));
+  cleanups.push(() => rfCharts.destroy());
 
   root.append(...sections);
 
@@ -112,6 +117,6 @@ export function buildReport(model, root, { data, base, evidence, onTimeline }) {
     cleanups.push(() => window.removeEventListener("beforeprint", buildTree));
   }
   // charts after the first frame, so the timeline is not kept waiting behind BokehJS
-  const ready = new Promise((resolve) => setTimeout(() => charts.show().then(resolve, resolve), 0));
+  const ready = new Promise((resolve) => setTimeout(() => Promise.all([charts.show(), rfCharts.show()]).then(resolve, resolve), 0));
   return { store, timeline: tl, ready, cleanup: () => { cleanups.forEach((f) => f && f()); if (tl) tl.destroy(); } };
 }

@@ -178,6 +178,9 @@ const VIEWS = {
     const items = model.get("charts") || {};
     const bdCharts = new Charts(model, items, model.get("bokeh_version"), ["breakdown"]);
     const memCharts = new Charts(model, items, model.get("bokeh_version"), ["memory", "utilization"]);
+    // a roofline point clicked: that op (and shapes) in the hotspot table's tab, lit up on the timeline
+    const rfCharts = new Charts(model, items, model.get("bokeh_version"), ["roofline", "mfu"], {
+      onOp: (d) => { go("hotspots"); store.showOp({ name: d.name, cat: d.cat, shapes: d.shapes || undefined }, "roofline"); } });
     const tabs = {};
     let current = null;
     const go = (name) => select(name);
@@ -194,9 +197,10 @@ const VIEWS = {
       calltree: h("div", { class: "cnb-panel" }, tree.el, slot()),
       suggestions: h("div", { class: "cnb-panel" }, findings.el, slot()),
       memory: h("div", { class: "cnb-panel" }, memCharts.el),
+      roofline: h("div", { class: "cnb-panel" }, rfCharts.el),
     };
     const labels = { overview: "Overview", timeline: "Timeline", hotspots: "Hotspots", calltree: "Call tree",
-      suggestions: `Suggestions (${(model.get("findings") || []).length})`, memory: "Memory" };
+      suggestions: `Suggestions (${(model.get("findings") || []).length})`, memory: "Memory", roofline: "Roofline" };
     const bar = h("div", { class: "cnb-tabs", role: "tablist" });
     for (const [name, label] of Object.entries(labels)) {
       tabs[name] = h("button", { class: "cnb-tab", role: "tab", type: "button", "data-tab": name, onclick: () => select(name, true) }, label);
@@ -219,6 +223,7 @@ const VIEWS = {
       }
       if (name === "overview") bdCharts.show();
       if (name === "memory") memCharts.show();
+      if (name === "roofline") rfCharts.show();
       if (name === "calltree") requestAnimationFrame(() => tree.ensure());
       if (fromUser && model.get("tab") !== name) { model.set("tab", name); save(model); }
     }
@@ -227,7 +232,7 @@ const VIEWS = {
     const off = syncTimeline(model, store, tl, t0);
     select(model.get("tab") || "overview");
     // the timeline draws even while another tab shows, so that first paint is measured the same way
-    return () => { off(); tl.destroy(); table.destroy(); tree.destroy(); if (model.off) model.off("change:tab", onTab); };
+    return () => { off(); tl.destroy(); table.destroy(); tree.destroy(); rfCharts.destroy(); if (model.off) model.off("change:tab", onTab); };
   },
 };
 

@@ -100,7 +100,7 @@ def nav(has_comparison: bool, has_events: bool) -> str:
     links += [("suggestions", "Suggestions"), ("hotspots", "Hotspots")]
     if has_events:
         links.append(("calltree", "Call tree"))
-    links += [("charts", "Memory & utilisation"), ("details", "Run details")]
+    links += [("charts", "Memory & utilisation"), ("roofline", "Roofline"), ("details", "Run details")]
     return ('<nav class="rpt-nav" aria-label="sections">'
             + "".join(f'<a href="#{a}">{e(t)}</a>' for a, t in links) + "</nav>")
 

@@ -159,10 +159,105 @@ def utilization_figure(profile):
     return fig
 
 
-def chart_items(profile, devices: dict | None = None, which=("breakdown", "memory", "utilization")) -> dict:
+BOUND_COLORS = {"compute": "#4e79a7", "memory": "#f28e2b", "latency": "#bab0ac", "unknown": "#d9d9d9"}
+# a click on a point dispatches this DOM event (detail: root = the figure's id, name, cat, shapes); the
+# front end that embedded the figure links it to its hotspot table and timeline (js/charts.js)
+OP_EVENT = "cnb-op"
+
+
+def roofline_figure(profile, top: int = 200):
+    """Roofline per device, log-log: ops as points (x arithmetic intensity in FLOP/byte, y achieved FLOP/s,
+    area ~ time, colour = bound class), the memory roof (bandwidth x intensity), the compute roof of the
+    dominant dtype and the ridge where they meet; the numbers are ``analyze.efficiency.roofline_points``'."""
+    from bokeh.models import ColumnDataSource, CustomJS, HoverTool, Span, TapTool
+
+    from .. import formatting as F
+    from ..analyze.efficiency import roofline_points
+
+    pts = roofline_points(profile, top=top, by="name+shapes")
+    fig = _figure("Roofline: achieved FLOP/s against arithmetic intensity", x_axis_type="log", y_axis_type="log")
+    fig.height = 360
+    fig.tools = [t for t in fig.tools if type(t).__name__ != "PanTool"]
+    fig.xaxis.axis_label = "arithmetic intensity (FLOP/byte)"
+    fig.yaxis.axis_label = "FLOP/s"
+    if not pts:
+        fig.title.text = "Roofline: no op has both FLOPs and bytes (record shapes; see docs/efficiency.md)"
+        fig.scatter([], [])
+        return fig
+    renderers = []
+    for i, (dev, d) in enumerate(pts.items()):
+        g = d["points"]
+        x, y = g["intensity"].to_numpy(float), g["flops_per_s"].to_numpy(float)
+        share = g["time_ns"].to_numpy(float) / max(float(g["time_ns"].sum()), 1.0)
+        src = ColumnDataSource({
+            "x": x, "y": y, "size": 6 + 30 * np.sqrt(share),
+            "name": g["name"].astype(str).to_numpy(), "cat": g["cat"].astype(str).to_numpy(),
+            "shapes": g["shapes"].astype(str).to_numpy(), "device": np.full(len(g), dev),
+            "color": [BOUND_COLORS.get(b, "#d9d9d9") for b in g["bound"]], "bound": g["bound"].astype(str).to_numpy(),
+            "rate": [F.rate(v, "FLOP") for v in y], "intensity": [f"{v:.3g}" for v in x],
+            "time": [F.ns(v) for v in g["time_ns"]],
+        })
+        renderers.append(fig.scatter("x", "y", size="size", color="color", alpha=0.7, line_color="#333333",
+                                     source=src, legend_label=f"{dev}"))
+        pf, pb, ridge = d["peak_flops_per_s"], d["peak_bytes_per_s"], d["ridge"]
+        if np.isfinite(pb) and pb > 0:
+            lo = min(float(np.nanmin(x)), ridge if np.isfinite(ridge) else np.inf) / 10
+            hi = max(float(np.nanmax(x)), ridge if np.isfinite(ridge) else 0) * 10
+            xs = np.geomspace(lo, hi, 64)
+            ys = np.minimum(xs * pb, pf) if np.isfinite(pf) else xs * pb
+            fig.line(xs, ys, color=PALETTE[i % len(PALETTE)], line_width=2,
+                     legend_label=f"{dev} roof ({d['model']}, {d['dtype'] or '?'})")
+        if np.isfinite(ridge):
+            fig.add_layout(Span(location=ridge, dimension="height", line_dash="dotted", line_color=PALETTE[i % len(PALETTE)]))
+    fig.add_tools(HoverTool(renderers=renderers, tooltips=[
+        ("op", "@name"), ("shapes", "@shapes"), ("device", "@device"), ("FLOP/s", "@rate"),
+        ("intensity", "@intensity FLOP/byte"), ("time", "@time"), ("bound", "@bound")]))
+    tap = TapTool(renderers=renderers)
+    fig.add_tools(tap)
+    for r in renderers:
+        r.data_source.selected.js_on_change("indices", CustomJS(args=dict(src=r.data_source, fig=fig), code=f"""
+            const i = src.selected.indices[0];
+            if (i === undefined) return;
+            const d = src.data;
+            document.dispatchEvent(new CustomEvent("{OP_EVENT}", {{detail: {{root: fig.id, name: d.name[i],
+                cat: d.cat[i], shapes: d.shapes[i]}}}}));
+        """))
+    fig.legend.location = "bottom_right"
+    fig.legend.label_text_font_size = "10px"
+    return fig
+
+
+def mfu_figure(profile):
+    """MFU per step and device (``analyze.efficiency.step_mfu``), in %."""
+    from bokeh.models import HoverTool
+
+    from ..analyze.efficiency import step_mfu
+
+    st = step_mfu(profile)
+    fig = _figure("MFU per step (%)")
+    fig.xaxis.axis_label = "step"
+    st = st[np.isfinite(st["mfu"].to_numpy(float))] if len(st) else st
+    if not len(st):
+        fig.title.text = "MFU per step: no steps with FLOPs against a known peak"
+        fig.scatter([], [])
+        return fig
+    for i, (dev, g) in enumerate(st.groupby("device", sort=True)):
+        c = PALETTE[i % len(PALETTE)]
+        fig.line(g["step"], 100 * g["mfu"], color=c, legend_label=str(dev))
+        fig.scatter(g["step"], 100 * g["mfu"], color=c, size=5)
+    fig.add_tools(HoverTool(tooltips=[("step", "$x{0}"), ("MFU %", "$y{0.00}")]))
+    fig.y_range.start = 0
+    fig.legend.location = "top_left"
+    fig.legend.label_text_font_size = "10px"
+    return fig
+
+
+def chart_items(profile, devices: dict | None = None,
+                which=("breakdown", "memory", "utilization", "roofline", "mfu")) -> dict:
     """{name: bokeh json_item} for the widgets (the same figures as the functions above)."""
     from bokeh.embed import json_item
 
     make = {"breakdown": lambda: breakdown_figure(profile, devices), "memory": lambda: memory_figure(profile),
-            "utilization": lambda: utilization_figure(profile)}
+            "utilization": lambda: utilization_figure(profile), "roofline": lambda: roofline_figure(profile),
+            "mfu": lambda: mfu_figure(profile)}
     return {k: json_item(make[k]()) for k in which if k in make}

@@ -190,7 +190,8 @@ class ChartsView(_View):
         self._profile_for_repr = profile
         self._init_charts(profile, which)
 
-    def _init_charts(self, profile, which=("breakdown", "memory", "utilization"), devices=None, lazy=False):
+    def _init_charts(self, profile, which=("breakdown", "memory", "utilization", "roofline", "mfu"), devices=None,
+                     lazy=False):
         self._chart_source = (profile, devices, tuple(which))
         self.charts_lazy = bool(lazy)
         if not lazy:

@@ -228,10 +228,12 @@ def _step_mfu(profile, ctx) -> pd.DataFrame:
     return g[cols]
 
 
-def roofline_points(profile, top: int | None = 200) -> dict:
+def roofline_points(profile, top: int | None = 200, by: str = "name") -> dict:
     """What a roofline chart draws: per device its roofs (peak FLOP/s of the dominant dtype, bandwidth,
     ridge, sources) and its ops as points (intensity, FLOP/s, time, bound), heaviest first."""
-    ops = op_efficiency(profile)
+    ops = op_efficiency(profile, by)
+    if "shapes" not in ops:
+        ops = ops.assign(shapes="")
     ops = ops[np.isfinite(ops["intensity"].to_numpy(float)) & (ops["intensity"].to_numpy(float) > 0)
               & np.isfinite(ops["flops_per_s"].to_numpy(float)) & (ops["flops_per_s"].to_numpy(float) > 0)]
     out = {}
