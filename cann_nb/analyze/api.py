@@ -165,15 +165,6 @@ def with_efficiency(profile, hs):
     return out
 
 
-def roofline_records(profile, top: int | None = 50) -> list[dict]:
-    """Ops by name and shapes (a GEMM and a GEMV of the same op apart) with their efficiency, the
-    longest first: what the roofline chart plots."""
-    from .efficiency import op_efficiency
-    eff = op_efficiency(profile, "name+shapes").sort_values("time_ns", ascending=False, kind="stable")
-    eff = eff.head(top) if top else eff
-    return [json_safe(r) for r in eff.to_dict("records")]
-
-
 def analyze(profile, top_hotspots: int | None = 50, overrides: dict | None = None) -> dict:
     """DESIGN.md's ``analyze --json`` object: ``{"profile": meta, "summary": {...}, "hotspots": [...],
     "findings": [...]}``. Custom metrics (``cann_nb.add_custom_metric``), when the profile recorded any or
@@ -188,7 +179,6 @@ def analyze(profile, top_hotspots: int | None = 50, overrides: dict | None = Non
         "profile": json_safe(meta),
         "summary": json_safe(summary(profile)),
         "hotspots": hotspot_records(profile, top_hotspots),
-        "roofline": roofline_records(profile, top_hotspots),
         "findings": [json_safe(f.to_dict()) for f in fs],
     }
     metrics = custom_metrics(profile)

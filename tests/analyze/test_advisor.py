@@ -76,7 +76,9 @@ def test_analyze_json_contract():
         assert d["compute_ns"] + d["communication_ns"] + d["memcpy_ns"] == d["busy_ns"]
     assert set(summ["devices"]) == {"cpu", "cuda:0"}
     h = out["hotspots"][0]
-    assert set(h) == {"name", "cat", "count", "total_ns", "self_ns", "share_pct"}
+    assert set(h) == {"name", "cat", "count", "total_ns", "self_ns", "share_pct", "flops", "bytes", "flops_per_s",
+                      "bytes_per_s", "intensity", "bound", "efficiency_time_ns"}   # DESIGN.md: Efficiency
+    assert isinstance(summ["efficiency"], dict)
     f = out["findings"][0]
     assert set(f) == {"rule", "category", "severity", "title", "evidence", "ops", "suggestion", "est_gain_ns",
                       "est_gain_pct", "confidence"}

@@ -189,7 +189,7 @@ def gemm_json(tmp_path_factory):
 
 
 def test_gemm_and_gemv_with_default_flags(gemm_json):
-    rows = {r["shapes"]: r for r in gemm_json["roofline"] if r["name"] == "aten::mm"}
+    rows = {r["shapes"]: r for r in gemm_json["summary"]["efficiency"]["cpu"]["ops"] if r["name"] == "aten::mm"}
     gemm, gemv = rows["[[1024,1024],[1024,1024]]"], rows["[[1,1024],[1024,1024]]"]
     assert gemm["flops"] == pytest.approx(3 * 2 * 1024 ** 3, rel=0.05)
     assert gemv["flops"] == pytest.approx(20 * 2 * 1024 * 1024, rel=0.05)
@@ -239,3 +239,36 @@ def test_real_ascend_trace_shows_efficiency_and_why_its_peak_is_unknown(real_dat
     assert set(ops.loc[ops["flops"] > 0, "bound"]) == {"unknown"}
     npu = device_peaks(p.meta, "npu:0")
     assert not npu.flops and "Ascend 910B" in npu.source
+
+
+def test_the_advisor_batches_the_gemv_with_a_gain_from_the_roof(gemm_json):
+    f = next(f for f in gemm_json["findings"] if f["rule"] == "batch_matvec")
+    assert f["evidence"]["method"].startswith("roofline:")
+    assert f["ops"] == ["aten::mm"] and f["evidence"]["groups"][0]["shapes"] == "[[1,1024],[1024,1024]]"
+    g = f["evidence"]["groups"][0]
+    assert 0 < f["est_gain_ns"] <= g["time_ns"] and g["batched_roof_ns"] < g["time_ns"]
+
+
+def test_the_advisor_finds_memory_bound_chains_and_ops_under_the_roof():
+    """Synthetic H100 trace: a mul > add > relu chain repeated, memory-bound; a float32 GEMM at 1 % of the roof."""
+    from cann_nb.analyze.api import findings
+
+    t = Trace()
+    ew = dict(shapes="[[4096,4096],[4096,4096]]", dtypes='["float","float"]')
+    corr, s = 1, 0
+    for _ in range(5):
+        for name in ("aten::mul", "aten::add", "aten::relu"):
+            t.op(name, s, 5_000, **(ew if name != "aten::relu" else dict(shapes="[[4096,4096]]", dtypes='["float"]')))
+            t.launch(s + 1_000, 1_000, corr=corr)
+            t.kernel(f"{name}_kernel", s + 2_000, 400_000, corr=corr)
+            corr, s = corr + 1, s + 401_000
+    t.op("aten::mm", s, 5_000, shapes="[[4096,4096],[4096,4096]]", dtypes='["float","float"]')
+    t.launch(s + 1_000, 1_000, corr=corr)
+    t.kernel("gemm_kernel", s + 2_000, 20_000_000, corr=corr)
+    p = t.profile(wall_ns=s + 21_000_000, devices=[{"device": "cpu"}, {"device": "cuda:0", "name": "NVIDIA H100 80GB HBM3"}])
+    fs = {f.rule: f for f in findings(p)}
+    fuse = fs["fuse_memory_bound"]
+    assert fuse.evidence["method"].startswith("roofline:") and fuse.est_gain_ns > 0
+    assert fuse.evidence["chains"][0]["pattern"] == "mul > add > relu"
+    under = fs["under_roof"]
+    assert under.evidence["ops"][0]["op"] == "aten::mm" and under.est_gain_ns > 0

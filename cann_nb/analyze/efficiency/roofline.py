@@ -28,6 +28,7 @@ from .cost import event_costs
 from .peaks import device_peaks
 
 LATENCY_FRACTION = 0.10
+TOP_OPS = 20           # ops listed per device in summary.efficiency
 LATENCY_NS = 50_000   # a few launch/dispatch costs (5-20 us each, HTA launch stats)
 OP_COLUMNS = ["name", "shapes", "cat", "device", "dtype", "calls", "flops", "bytes", "time_ns", "flops_per_s", "bytes_per_s",
               "intensity", "peak_flops_per_s", "peak_bytes_per_s", "ridge", "flops_frac", "bytes_frac", "bound",
@@ -153,6 +154,7 @@ def _device_efficiency(profile, ctx) -> dict:
     roof = _roof_time(profile, dev, c["dtype"][rows], fl)
     t = c["time_ns"][rows]
     ops = op_efficiency(profile)
+    by_shapes = op_efficiency(profile, "name+shapes").sort_values("time_ns", ascending=False, kind="stable")
     for d in sorted(np.unique(dev)):
         sel = dev == d
         pk = peaks_for(profile, d)
@@ -188,6 +190,8 @@ def _device_efficiency(profile, ctx) -> dict:
             "counted_flops_per_s": flops / busy_s if busy_s > 0 else math.nan,
             "wall_ns": int(ctx.wall),
             "peak_warning": "; ".join(warnings) or None,
+            # the device's heaviest ops by name and shapes (a GEMM and a GEMV of one op apart)
+            "ops": by_shapes[by_shapes["device"] == d].head(TOP_OPS).drop(columns=["peak_source"]).to_dict("records"),
         }
     return out
 

@@ -6,7 +6,7 @@ shared/docs/analysis-anchors.md (catalogue ids in brackets).
 
 from __future__ import annotations
 
-from . import compute, device, host, memory
+from . import compute, device, host, memory, roofline
 from .base import METHOD_CP, METHOD_HEADROOM, Rule
 
 US, MS = 1_000, 1_000_000
@@ -96,6 +96,18 @@ RULES: tuple[Rule, ...] = (
          METHOD_CP),
     Rule("hotspot", "hotspot", "Dominant op", compute.hotspot, {"min_pct": 30.0, "top": 2},
          "HTA kernel breakdown, Nsight cuda_gpu_kern_sum", ""),
+    # -- roofline (analyze/efficiency): gains are measured time minus time at the roof ---------------
+    Rule("batch_matvec", "utilization", "Matrix-vector products at batch one", roofline.batch_matvec,
+         {"min_calls": 20, "min_pct": 5.0},
+         "Williams et al., Roofline (CACM 2009): GEMV's intensity ~2 FLOP/element sits far left of the ridge; "
+         "TraceLens per-op roofline", "roofline", ("shapes",)),
+    Rule("fuse_memory_bound", "fusion", "Memory-bound elementwise chains", roofline.fuse_memory_bound,
+         {"min_len": 3, "min_count": 3, "min_pct": 5.0},
+         "[G2] msprof-analyze fusible operators; XProf roofline (memory-bound ops)", "roofline", ("shapes",)),
+    Rule("under_roof", "precision", "Compute-bound ops far under the roof", roofline.under_roof,
+         {"max_frac": 0.3, "target_frac": 0.7, "min_pct": 5.0},
+         "XProf roofline (op FLOP/s vs peak); tuned large GEMMs reach 70-80 % of peak (cuBLAS/CUTLASS profiles)",
+         "roofline", ("shapes",)),
     # -- Ascend --------------------------------------------------------------------------------------
     Rule("aicpu", "utilization", "AI_CPU fallback", compute.aicpu, {"min_task_ns": 20 * US, "min_pct": 1.0},
          "[F4] msprof-analyze aicpu checker (>= 20 us)", METHOD_CP, ("ascend",)),

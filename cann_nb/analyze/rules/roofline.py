@@ -1,0 +1,169 @@
+"""Rules on the roofline (analyze/efficiency): matrix-vector products to batch, memory-bound elementwise
+chains to fuse, compute-bound ops far under their roof. Every gain is measured time minus the time
+the changed work would take at the roof (method named in the evidence); no peak, no gain."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ... import formatting as F
+from ..efficiency import op_efficiency
+from ..efficiency.cost import FAMILIES, event_costs
+from ..efficiency.roofline import peaks_for
+from ..efficiency.tensors import parse_inputs
+from .base import make_finding, pct
+
+METHOD_ROOF = "roofline"
+_MATMUL = FAMILIES.index("matmul")
+
+
+def _is_matvec(name: str, shapes: str, dtypes: str) -> tuple[bool, float]:
+    """(is a matrix-vector product: an M or N of 1, bytes of its matrix operand) from the recorded inputs."""
+    ins = [t for t in parse_inputs(shapes, dtypes)[:3] if t is not None]
+    mats = [t for t in ins if len(t.dims) >= 2]
+    if not mats:
+        return False, math.nan
+    short = name.rsplit("::", 1)[-1]
+    if short in ("mv", "addmv"):
+        return True, float(max(t.nbytes for t in mats))
+    a, b = (ins[1], ins[2]) if short in ("addmm", "baddbmm", "addbmm") and len(ins) >= 3 else (ins[0], ins[-1])
+    rows_a = math.prod(a.dims[:-1]) if len(a.dims) >= 1 else 0
+    cols_b = b.dims[0] if short == "linear" else (b.dims[-1] if len(b.dims) >= 2 else 1)
+    return (rows_a == 1 or cols_b == 1) and len(ins) >= 2, float(max(t.nbytes for t in mats))
+
+
+def batch_matvec(ctx, th):
+    """Many matrix-vector products (an M or N of 1: batch-one inference, per-sample loops). Each reads
+    its whole matrix for 2 FLOPs per element: far left of the ridge. Batched into one GEMM the matrix is
+    read once. Gain: their measured time minus the batched GEMM's time at the roof."""
+    eff = op_efficiency(ctx.profile, "name+shapes")
+    if not len(eff):
+        return
+    c = event_costs(ctx)
+    mm = eff[eff["bound"].isin(["memory", "latency"]) & (eff["calls"] >= th["min_calls"])]
+    dtypes = _group_dtypes(ctx, c)
+    groups, t_all, gain, rows_all = [], 0.0, 0.0, []
+    for r in mm.to_dict("records"):
+        dt = dtypes.get((r["name"], r["shapes"]))
+        if dt is None:
+            continue
+        ok, matrix = _is_matvec(r["name"], r["shapes"], dt)
+        if not ok:
+            continue
+        pk = peaks_for(ctx.profile, r["device"])
+        batched_bytes = r["bytes"] - (r["calls"] - 1) * matrix
+        roof_s = max(r["flops"] / pk.flops_for(r["dtype"]), batched_bytes / pk.bytes_per_s)
+        g = r["time_ns"] - roof_s * 1e9 if math.isfinite(roof_s) else math.nan
+        groups.append({"op": r["name"], "shapes": r["shapes"], "calls": r["calls"], "time_ns": r["time_ns"],
+                       "intensity": r["intensity"], "bound": r["bound"], "batched_roof_ns": roof_s * 1e9})
+        t_all += r["time_ns"]
+        gain = gain + max(g, 0.0) if math.isfinite(gain) and math.isfinite(g) else math.nan
+        rows_all.append(_rows_of(ctx, r["name"], r["shapes"]))
+    if not groups or pct(t_all, ctx.wall) < th["min_pct"]:
+        return
+    calls = sum(g["calls"] for g in groups)
+    yield make_finding(
+        ctx, "batch_matvec", "utilization",
+        f"{calls:,} matrix-vector products take {F.ns(t_all)} ({pct(t_all, ctx.wall):.0f}% of end-to-end), "
+        "each reading its whole matrix",
+        evidence={"groups": groups[:10], "time_ns": t_all},
+        ops=sorted({g["op"] for g in groups}),
+        suggestion=("Batch the vectors into one matrix (stack the inputs, x of shape [B, K] instead of B calls with "
+                    "[1, K]; torch.vmap, or batch requests in the serving loop): the weights are then read once "
+                    "per batch instead of once per vector."),
+        gain_ns=gain, method=f"{METHOD_ROOF}: measured time minus one batched GEMM's time at the roof (same FLOPs, "
+                             "the matrix read once)",
+        confidence=0.5, rows=np.concatenate(rows_all), affected_ns=t_all)
+
+
+def fuse_memory_bound(ctx, th):
+    """Chains of elementwise ops that are memory-bound: each reads and writes whole tensors; fused, the
+    intermediates never touch memory. Gain: the chains' measured time minus a fused kernel's time at the
+    bandwidth roof (traffic of each occurrence's largest op: inputs read once, the result written once)."""
+    from ..patterns import elementwise_chains
+
+    ch = elementwise_chains(ctx.profile, min_len=th["min_len"], min_count=th["min_count"])
+    if not len(ch):
+        return
+    c = event_costs(ctx)
+    found, t_all, gain, rows_all = [], 0.0, 0.0, []
+    for pattern, n, rows in zip(ch["pattern"], ch["n"], ch["all_rows"]):
+        grid = np.asarray(rows, dtype=np.int64).reshape(-1, n)
+        by, t = c["bytes"][grid], c["time_ns"][grid]
+        if not np.isfinite(by).all() or not np.isfinite(t).all() or t.sum() <= 0:
+            continue
+        dev = c["device"][grid[0, 0]]
+        pk = peaks_for(ctx.profile, str(dev))
+        flops = np.nan_to_num(c["flops"][grid]).sum()
+        ridge = pk.flops_for(c["dtype"][grid[0, 0]]) / pk.bytes_per_s
+        if not (by.sum() > 0 and flops / by.sum() < ridge):
+            continue                    # not memory-bound (or no peaks to say so)
+        roof_ns = by.max(axis=1).sum() / pk.bytes_per_s * 1e9
+        found.append({"pattern": pattern, "ops": int(n), "occurrences": int(len(grid)), "time_ns": float(t.sum()),
+                      "bytes": float(by.sum()), "fused_roof_ns": roof_ns})
+        t_all += float(t.sum())
+        gain += max(float(t.sum()) - roof_ns, 0.0)
+        rows_all.append(grid.ravel())
+    if not found or pct(t_all, ctx.wall) < th["min_pct"]:
+        return
+    yield make_finding(
+        ctx, "fuse_memory_bound", "fusion",
+        f"{len(found)} memory-bound elementwise chain(s) take {F.ns(t_all)} ({pct(t_all, ctx.wall):.0f}% of "
+        "end-to-end)",
+        evidence={"chains": found[:10], "time_ns": t_all},
+        ops=sorted({op for f in found for op in f["pattern"].split(" > ")})[:10],
+        suggestion=("Fuse the chain into one kernel: torch.compile the function (or a fused op such as F.gelu "
+                    "after a linear, torch._foreach_* for optimiser updates): intermediates stay in registers."),
+        gain_ns=gain, method=f"{METHOD_ROOF}: measured time minus the fused kernel's time at the bandwidth roof "
+                             "(each occurrence moves its largest op's bytes)",
+        confidence=0.5, rows=np.concatenate(rows_all), affected_ns=t_all)
+
+
+def under_roof(ctx, th):
+    """Compute-bound ops far under their compute roof (a float32 GEMM on tensor cores, a badly shaped
+    or laid-out convolution, a slow kernel choice). Gain: measured time minus their time at
+    ``target_frac`` of the peak (what tuned large GEMMs reach)."""
+    eff = op_efficiency(ctx.profile, "name+shapes")
+    low = eff[(eff["bound"] == "compute") & (eff["flops_frac"] < th["max_frac"])]
+    if not len(low):
+        return
+    t_all = float(low["time_ns"].sum())
+    if pct(t_all, ctx.wall) < th["min_pct"]:
+        return
+    target_ns = low["flops"] / (th["target_frac"] * low["peak_flops_per_s"]) * 1e9
+    gain = float(np.maximum(low["time_ns"] - target_ns, 0).sum())
+    top = low.sort_values("time_ns", ascending=False).head(10)
+    yield make_finding(
+        ctx, "under_roof", "precision",
+        f"Compute-bound ops at {100 * float((low['flops'].sum() / (low['time_ns'].sum() / 1e9)) / low['peak_flops_per_s'].max()):.0f}% "
+        f"of the compute roof take {F.ns(t_all)} ({pct(t_all, ctx.wall):.0f}% of end-to-end)",
+        evidence={"ops": [{"op": r["name"], "shapes": r["shapes"], "dtype": r["dtype"], "flops_frac": r["flops_frac"],
+                           "time_ns": r["time_ns"], "peak_source": r["peak_source"]} for r in top.to_dict("records")],
+                  "target_frac": th["target_frac"], "time_ns": t_all},
+        ops=top["name"].tolist(),
+        suggestion=("Use the fast path of the hardware: bfloat16/float16 (torch.autocast) or TF32 for float32 "
+                    "matmuls (torch.set_float32_matmul_precision('high')), channels_last for convolutions, "
+                    "dimensions in multiples of 8/16, torch.backends.cudnn.benchmark = True, or torch.compile."),
+        gain_ns=gain, method=f"{METHOD_ROOF}: measured time minus the time at {th['target_frac']:.0%} of the "
+                             "compute roof", confidence=0.4, rows=np.concatenate(
+                                 [_rows_of(ctx, n, s) for n, s in zip(top["name"], top["shapes"])]),
+        affected_ns=t_all)
+
+
+def _group_dtypes(ctx, c) -> dict:
+    rows = np.flatnonzero(c["costed"] & (c["family"] == _MATMUL))
+    ev = ctx.events
+    if not len(rows):
+        return {}
+    df = ev.iloc[rows][["name", "shapes", "dtypes"]].astype(str).drop_duplicates(["name", "shapes"])
+    return {(n, s): d for n, s, d in zip(df["name"], df["shapes"], df["dtypes"])}
+
+
+def _rows_of(ctx, name, shapes) -> np.ndarray:
+    c = event_costs(ctx)
+    ev = ctx.events
+    sel = c["costed"] & (ev["name"].astype(str).to_numpy() == name)
+    sel &= ev["shapes"].astype(str).to_numpy() == (shapes or "nan")
+    return np.flatnonzero(sel)
