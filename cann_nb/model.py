@@ -225,6 +225,21 @@ def new_meta(name: str = "", **fields) -> dict:
     return meta
 
 
+def left_out(meta: dict) -> tuple[dict, dict]:
+    """(dropped, skipped) events of a profile, each {kind: n}: ``dropped`` were lost at a collector's
+    buffer bound (a full buffer); ``skipped`` an importer left out on purpose (python_function frames
+    without python_functions=True, HCCL sub-tasks an operator span covers...). Imports stored before
+    the two were told apart kept both under "dropped": there it reads as skipped."""
+    def counts(value) -> dict:
+        return {str(k): v for k, v in (value or {}).items() if isinstance(v, (int, float)) and v} \
+            if isinstance(value, dict) else {}
+
+    dropped, skipped = counts(meta.get("dropped")), counts(meta.get("skipped"))
+    if "skipped" not in meta and (meta.get("source") or {}).get("kind") == "import":
+        dropped, skipped = {}, dropped
+    return dropped, skipped
+
+
 # -- how profiles and comparisons show themselves -----------------------------------------------------
 # The data and analysis layers never import a view. The view layer registers its renderers here by
 # kind ("profile.bundle", "profile.text", "profile.show", "profile.report", "comparison.bundle",

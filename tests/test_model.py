@@ -61,3 +61,13 @@ def test_wall_time_falls_back_to_event_extent():
     assert p.wall_ns == 10
     p.meta["wall_ns"] = 123
     assert p.wall_ns == 123
+
+
+def test_left_out_tells_a_full_buffer_from_what_an_import_skipped_on_purpose():
+    from cann_nb.model import left_out
+
+    assert left_out({"dropped": {"torch": 5}, "source": {"kind": "cell"}}) == ({"torch": 5}, {})
+    assert left_out({"dropped": {}, "skipped": {"python_function": 9}}) == ({}, {"python_function": 9})
+    # an import stored before "skipped" existed kept its skips under "dropped"
+    assert left_out({"dropped": {"hccl_plane_tasks": 3}, "source": {"kind": "import"}}) == \
+        ({}, {"hccl_plane_tasks": 3})

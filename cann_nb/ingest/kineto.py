@@ -52,7 +52,9 @@ def read_kineto(source, *, t0_ns: int | None = None, python_functions: bool = Fa
 
     ``t0_ns`` (epoch ns) is the instant event times are made relative to; by default the earliest
     event. ``python_functions`` keeps ``python_function`` events (with_stack traces can hold millions);
-    they are counted in ``meta["dropped"]`` otherwise. Raises TraceFormatError on unreadable input.
+    otherwise they are counted in ``meta["skipped"]`` (left out on purpose; ``meta["dropped"]`` is for
+    events lost at a full buffer) and still count in the trace's wall time (``meta["wall_ns"]``).
+    Raises TraceFormatError on unreadable input.
     """
     label, path = _label(source)
     with gc_paused():
@@ -125,6 +127,8 @@ class _Assembler:
         if self.own:                      # our export: the base is the profile's own t0
             return self.base
         firsts = [a.min() for a in (self.span.get("ts"), mem.get("ts"), ctr.get("ts")) if a is not None and len(a)]
+        if self.cols.skipped_span is not None:      # python_function spans left out still start the trace
+            firsts.append(self.cols.skipped_span[0])
         return int(min(firsts)) + self.base if firsts else self.base
 
     # -- process/thread metadata ------------------------------------------------------------------
@@ -439,7 +443,8 @@ class _Assembler:
                     entry.update({k: v for k, v in match.items() if k != "id"})
             devices.append(entry)
         counts = ev["src_cat"].value_counts().to_dict() if len(ev) else {}
-        dropped = {k: v for k, v in cols.counts.items() if k == "python_function"}
+        # left out on purpose (python_functions=False), not lost: "dropped" is for a full buffer
+        skipped = {k: v for k, v in cols.counts.items() if k == "python_function"}
         ignored = {k: v for k, v in cols.counts.items() if k != "python_function"}
         if cols.trace_spans:
             ignored["Trace spans (profiler window markers)"] = len(cols.trace_spans)
@@ -474,13 +479,23 @@ class _Assembler:
             "source": {"kind": "import", "format": "kineto", "path": self.path},
             "t0_ns": int(t0),
             "devices": devices,
-            "dropped": dropped,
+            "dropped": {},
+            "skipped": skipped,
             "ignored": ignored,
             "kineto": kineto,
         }
+        if cols.skipped_span is not None:   # the wall the trace spans, as if the skipped spans were imported
+            meta["wall_ns"] = self._wall_with_skipped(ev, t0)
         if dist:
             meta["distributed"] = {k: dist[k] for k in ("rank", "world_size", "backend") if k in dist}
         return meta
+
+    def _wall_with_skipped(self, ev: pd.DataFrame, t0: int) -> int:
+        first, last = (v + self.base - t0 for v in self.cols.skipped_span)
+        if len(ev):
+            first = min(first, int(ev["start_ns"].min()))
+            last = max(last, int((ev["start_ns"] + ev["dur_ns"]).max()))
+        return max(int(last - first), 0)
 
     def _era(self, ev) -> tuple[str, list]:
         cats = {c for c in self.cols.cats.values if isinstance(c, str)}

@@ -329,6 +329,7 @@ class Columns:
         self.metadata: list[dict] = []
         self.trace_spans: list[dict] = []
         self.counts: dict[str, int] = {}
+        self.skipped_span: tuple[int, int] | None = None   # [first start, last end] ns of spans left out
         self.imprecise = 0
         self.n_events = 0
         self.float_ts = False
@@ -337,6 +338,22 @@ class Columns:
     def _count(self, key: str, n: int = 1):
         if n:
             self.counts[key] = self.counts.get(key, 0) + int(n)
+
+    def _extend_skipped_span(self, spans) -> None:
+        """Spans left out on purpose still bound the trace's time: python_function spans open first and
+        close last, so without them the wall time shrank. Float precision is enough here (it places t0
+        and the wall only); a value that is not a number is ignored, as the spans themselves are."""
+        ts = pd.to_numeric(pd.Series(_get(spans, "ts"), dtype=object), errors="coerce").to_numpy(dtype=float)
+        dur = pd.to_numeric(pd.Series(_get(spans, "dur"), dtype=object), errors="coerce").to_numpy(dtype=float)
+        ok = np.isfinite(ts) & (np.abs(ts) < 9.0e15)
+        if not ok.any():
+            return
+        start = ts[ok] * 1000.0
+        end = start + np.clip(np.nan_to_num(dur[ok], nan=0.0, posinf=0.0), 0.0, None) * 1000.0
+        first, last = int(round(start.min())), int(round(end.max()))
+        if self.skipped_span is not None:
+            first, last = min(first, self.skipped_span[0]), max(last, self.skipped_span[1])
+        self.skipped_span = (first, last)
 
     def groups(self, cat_codes: np.ndarray) -> np.ndarray:
         values = self.cats.values
@@ -431,8 +448,10 @@ class Columns:
         grp = self.groups(cat)
         drop = grp == TRACE
         if not self.keep_python:
-            n_py = int((grp == PY).sum())
-            self._count("python_function", n_py)
+            py = np.flatnonzero(grp == PY)
+            if len(py):
+                self._count("python_function", len(py))
+                self._extend_skipped_span(_take(xs, py))
             drop |= grp == PY
         if (grp == TRACE).any():
             for e in _take(xs, np.flatnonzero(grp == TRACE)):

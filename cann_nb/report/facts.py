@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .. import formatting as F
+from ..model import left_out
 
 CELL_PREVIEW_LINES = 40
 
@@ -183,11 +184,13 @@ def display_notes(profile, state: dict, baseline_state: dict | None = None) -> l
     if baseline_state is not None and baseline_state.get("hidden"):
         b = baseline_state
         notes.append(f"The baseline's timeline holds {b['n'] :,} of {b['n_total']:,} events (shortest left out).")
-    dropped = _d(profile.meta.get("dropped"))
-    lost = {k: v for k, v in dropped.items() if isinstance(v, (int, float)) and v}
-    if lost:
-        notes.append("Not in the profile at all (dropped while collecting or importing): "
-                     + ", ".join(f"{k} {int(v):,}" for k, v in lost.items()) + ".")
+    dropped, skipped = left_out(profile.meta)
+    if dropped:
+        notes.append("Not in the profile at all (dropped while collecting: the buffer was full): "
+                     + ", ".join(f"{k} {int(v):,}" for k, v in dropped.items()) + ".")
+    if skipped:
+        notes.append("Not imported, on purpose (import options, or sub-tasks an operator's span covers): "
+                     + ", ".join(f"{k} {int(v):,}" for k, v in skipped.items()) + ".")
     return notes
 
 

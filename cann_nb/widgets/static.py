@@ -11,6 +11,7 @@ from html import escape
 from .. import formatting as F
 from ..analyze.api import SHARES, overview
 from ..analyze.comparison import BUCKETS, VIEW_KEYS, label, verdict_text
+from ..model import left_out
 
 TOP = 10
 
@@ -31,7 +32,8 @@ def _facts(profile) -> dict:
         "missing": missing,
         "stored": _stored(meta),
         "peaks": ov["peak_memory_bytes"],
-        "dropped": meta.get("dropped") or {},
+        "dropped": left_out(meta)[0],
+        "skipped": left_out(meta)[1],
         "top": ov["top_ops"],
     }
 
@@ -56,6 +58,8 @@ def summary_text(profile) -> str:
         lines.append(f"  collector {name}: {reason}")
     if f["dropped"]:
         lines.append("  dropped events (buffer full): " + ", ".join(f"{k} {v:,}" for k, v in f["dropped"].items()))
+    if f["skipped"]:
+        lines.append("  not imported, on purpose: " + ", ".join(f"{k} {v:,}" for k, v in f["skipped"].items()))
     if f["peaks"]:
         lines.append("  peak memory: " + ", ".join(f"{d} {F.nbytes(b)}" for d, b in f["peaks"].items()))
     if f["stored"]:
@@ -92,6 +96,9 @@ def summary_html(profile) -> str:
     if f["dropped"]:
         parts.append("<div>dropped events (buffer full): "
                      + e(", ".join(f"{k} {v:,}" for k, v in f["dropped"].items())) + "</div>")
+    if f["skipped"]:
+        parts.append("<div>not imported, on purpose: "
+                     + e(", ".join(f"{k} {v:,}" for k, v in f["skipped"].items())) + "</div>")
     if f["peaks"]:
         parts.append("<div>peak memory: " + e(", ".join(f"{d} {F.nbytes(b)}" for d, b in f["peaks"].items()))
                      + "</div>")

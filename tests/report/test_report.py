@@ -209,7 +209,7 @@ def test_imported_ascend_profile(ascend):
     html = report_html(a)
     text = re.sub(r"<[^>]+>", " ", html.split('<script type="application/json"')[0])
     for needle in ("imported profile", "imported from", "torch_npu-text", "npu:0", "rank", "communication",
-                   "Not in the profile at all", "Level1"):
+                   "Not imported, on purpose", "Level1"):
         assert needle in text, needle
     st = state_of(html)
     assert st["findings"] and any(f["n_events"] for f in st["findings"])

@@ -17,7 +17,7 @@ Mapping (docs/formats.md §1-3; DESIGN.md tables):
   / op_summary when present (the profiler's own per-task table with exact ns, core type, block dim,
   shapes and PMU); trace_view only enriches it and adds the MEMCPY_ASYNC tasks kernel_details omits -
   see text_folder.py. SQLite: TASK + COMPUTE_TASK_INFO, COMMUNICATION_OP, MEMCPY tasks. HCCL plane
-  sub-tasks and stream-sync tasks are counted in ``meta["dropped"]``, not imported.
+  sub-tasks and stream-sync tasks are counted in ``meta["skipped"]``, not imported.
 * Extra event columns: op_type, core_type, op_state, hf32_eligible, input_formats, output_shapes,
   output_dtypes, output_formats, group (HCCL group), task_type (hardware task type), stream_id, task_id,
   model_id, context_id, step, block_dim, mix_block_dim, wait_ns, host_op_id (id of the framework op that
@@ -35,7 +35,7 @@ Mapping (docs/formats.md §1-3; DESIGN.md tables):
 * Counters: ``module_mem:<component>`` (bytes, npu_module_mem), ``npu_mem:APP/HBM`` etc. (bytes),
   ``aicore_freq_mhz``, and trace_view's other counters as ``<process>/<name>/<key>`` in file units.
 * Meta: t0_ns, rank, world_size, device (e.g. Ascend910B), devices, environment (versions, ENV_VARIABLES),
-  options (profiler_level, aic_metrics...), source {path, format, files}, dropped, and ``ascend``:
+  options (profiler_level, aic_metrics...), source {path, format, files}, skipped (left out on purpose), and ``ascend``:
   profiler_info, profiler_metadata, step_trace, communication, op_statistic, api_statistic, cross_checks.
 
 Times are int64 ns relative to ``t0_ns`` (default: earliest event); epoch-µs strings are converted
@@ -63,7 +63,7 @@ def read_ascend(path, *, t0_ns: int | None = None, name: str | None = None, rank
 
     ``prefer`` picks the text or SQLite export when a folder holds both (default: SQLite).
     ``python_functions`` keeps with_stack Python frames (cat ``python``, lane ``host/thread TID/python``);
-    like the Kineto importer they are dropped by default (counted in ``meta["dropped"]``), since
+    like the Kineto importer they are left out by default (counted in ``meta["skipped"]``), since
     with_stack runs can hold millions of them.
     """
     if prefer not in ("auto", "text", "db"):

@@ -116,10 +116,13 @@ def build_profile(parts: Parts, *, t0_ns: int | None = None, name: str | None = 
     host = parts.host if parts.host is not None else pd.DataFrame(
         columns=["name", "cat", "tid", "start_abs", "dur_ns", "corr"])
     host = host.reset_index(drop=True)
+    skipped_span = None   # [first start, last end] of the Python frames left out: they still bound the run
     if not python_functions and len(host):
         is_py = host["cat"].astype(object).eq("python").to_numpy()
         if is_py.any():
             parts.dropped["python_function"] = int(is_py.sum())
+            py = host[is_py]
+            skipped_span = (int(py["start_abs"].min()), int((py["start_abs"] + py["dur_ns"]).max()))
             # keep _hkey = original row position (device links refer to it)
             host = host.assign(_row=np.arange(len(host)))[~is_py]
     if "_row" not in host.columns:
@@ -164,6 +167,8 @@ def build_profile(parts: Parts, *, t0_ns: int | None = None, name: str | None = 
     # ---- time origin and ids --------------------------------------------------------------------
     if t0_ns is None:
         candidates = [int(ev["start_abs"].min())] if len(ev) else []
+        if skipped_span is not None:
+            candidates.append(skipped_span[0])
         if not candidates:
             for frame, col in [(m, "ts_abs") for m in parts.memory] + [(c, "ts_abs") for c in parts.counters]:
                 if frame is not None and len(frame):
@@ -213,6 +218,10 @@ def build_profile(parts: Parts, *, t0_ns: int | None = None, name: str | None = 
     memory = _memory(parts, t0)
     counters = _counters(parts, t0)
     meta = _meta(parts, t0, name, rank, dev_ids, events)
+    if skipped_span is not None and len(events):   # the wall the run spans, as if the frames were imported
+        first = min(skipped_span[0] - t0, int(events["start_ns"].min()))
+        last = max(skipped_span[1] - t0, int((events["start_ns"] + events["dur_ns"]).max()))
+        meta["wall_ns"] = max(last - first, 0)
     try:
         return Profile(events, memory, counters, meta).validate()
     except ProfileValidationError as exc:
@@ -296,7 +305,10 @@ def _meta(parts: Parts, t0: int, name, rank, dev_ids, events) -> dict:
         "rank": r, "world_size": ws, "device": dev_name, "devices": devices,
         "environment": env, "options": options,
         "collectors": {"ascend": {"status": "ok", "format": parts.fmt}},  # DESIGN.md: name -> {status, ...}
-        "dropped": {k: int(v) for k, v in parts.dropped.items() if v},
+        # parts.dropped counts what the importer leaves out on purpose (sub-tasks an operator span covers,
+        # sync tasks, Python frames without python_functions=True): "skipped"; "dropped" is for a full buffer
+        "dropped": {},
+        "skipped": {k: int(v) for k, v in parts.dropped.items() if v},
         "ascend": asc,
     }
 

@@ -5,7 +5,7 @@ Opened read-only and immutable (no -wal/-shm files appear beside the sample). Ti
 integers, memory in bytes; text is interned in STRING_IDS and joined back with one vectorised map per
 column. Device tasks: TASK rows with a COMPUTE_TASK_INFO row (kernels, same set as kernel_details),
 COMMUNICATION_OP (one comm span per HCCL operator, like kernel_details' HCCL rows) and MEMCPY tasks;
-HCCL sub-tasks (COMMUNICATION_TASK_INFO) and stream-sync tasks are counted in meta["dropped"].
+HCCL sub-tasks (COMMUNICATION_TASK_INFO) and stream-sync tasks are counted in meta["skipped"].
 Unknown tables and columns (e.g. MindStudio Insight's ``depth``, ``connectionCats``) are ignored.
 """
 

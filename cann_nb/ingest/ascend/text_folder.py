@@ -6,7 +6,7 @@ block dim, shapes and PMU columns. trace_view then only *enriches*: stream/task 
 where kernel_details says N/A (Level0), the CANN ``connection_id`` (-> ``corr``), the torch_to_npu
 flows (-> ``host_op_id``), the HCCL group; and it *adds* the MEMCPY_ASYNC data moves that
 kernel_details does not list. HCCL plane sub-tasks and stream-sync tasks are not imported (the HCCL
-operator span covers the former; the latter are not work) and are counted in ``meta["dropped"]``.
+operator span covers the former; the latter are not work) and are counted in ``meta["skipped"]``.
 Without kernel_details, trace_view's hardware tasks are the device tasks under the same rules.
 """
 
