@@ -155,7 +155,7 @@ def _device_efficiency(profile, ctx) -> dict:
     t = c["time_ns"][rows]
     ops = op_efficiency(profile)
     by_shapes = op_efficiency(profile, "name+shapes").sort_values("time_ns", ascending=False, kind="stable")
-    for d in sorted(np.unique(dev)):
+    for d in sorted(str(x) for x in np.unique(dev)):
         sel = dev == d
         pk = peaks_for(profile, d)
         flops, nbytes = float(fl[sel].sum()), float(by[sel].sum())
