@@ -116,7 +116,7 @@ def test_header_overview_and_notes(small):
     st = state_of(html)
     assert st["_view"] == "report" and st["timeline"]["n"] == 3_000
     assert [f["title"] for f in st["findings"]] == ["aten::matmul dominates", "many small launches"]
-    assert st["charts"] and set(st["charts"]) == {"breakdown", "memory", "utilization"}
+    assert st["charts"] and set(st["charts"]) == {"breakdown", "memory", "utilization", "roofline", "mfu"}
 
 
 def test_left_out_events_and_cut_tables_are_said():
