@@ -145,6 +145,17 @@ class _Assembler:
             else:
                 self.tnames[(pid, _canon_value(m["tid"]))] = str(m["value"]).strip()
 
+    def _ccp_groups(self, grp: np.ndarray, cat_codes: np.ndarray, name_codes: np.ndarray) -> np.ndarray:
+        """MTIA's device events share one category, ``mtia_ccp_events`` (the command processor's view of
+        the device): by name they are waits and records on events (sync), DMA requests (copies), and
+        the rest is device work (``pe_exe``, graph ops such as ``merge``): kernels."""
+        code = self.cols.cats.index.get("mtia_ccp_events")
+        if code is None:
+            return grp
+        names = self.cols.names.values
+        kind = np.array([_ccp_group(v) for v in names] + [KERNEL], dtype=grp.dtype)
+        return np.where(cat_codes == code, kind[name_codes], grp)
+
     def _device_kind(self) -> str:
         cats = [c for c in self.cols.cats.values if isinstance(c, str)]
         if any(c.startswith("mtia") for c in cats):
@@ -161,7 +172,7 @@ class _Assembler:
         if n == 0:
             self.track_of_thread = {}
             return pd.DataFrame()
-        grp, pid, tid = s["group"], s["pid"], s["tid"]
+        grp, pid, tid = self._ccp_groups(s["group"], s["cat"], s["name"]), s["pid"], s["tid"]
         default_kind = self._device_kind()
         # which pids are devices: labelled "GPU 0"/"MTIA 17"..., or hosting device-side activities
         pid_kind = []
@@ -525,6 +536,15 @@ class _Assembler:
 
 _GROUP_CAT = {OP: "op", PY: "python", RUNTIME: "runtime", KERNEL: "kernel", MEMCPY: "memcpy", MEMSET: "memset",
               SYNC: "runtime"}
+
+
+def _ccp_group(name) -> int:
+    n = str(name).lower()
+    if n.startswith(("event_wait", "event_record", "wait", "signal")):
+        return SYNC
+    if n.startswith("dma"):
+        return MEMCPY
+    return KERNEL
 
 
 def reader_cat(group: int) -> str:

@@ -758,3 +758,37 @@ def test_l2_cache_joined_on_stream_and_task(real_data, rel):
     got = {(int(s), int(t)): (n, v) for s, t, n, v in zip(k["stream_id"], k["task_id"], k["name"].astype(str),
                                                            k["pmu_l2_victim_rate"])}
     assert got == want
+
+
+# -- an older (2024) torch_npu text export: hardware tasks without some ids -----------------------------
+def _trace_view_2024(tmp_path: Path) -> Path:
+    """A minimal trace_view.json as 2024's torch_npu wrote it for an Ascend910A: ids as numbers, and a
+    hardware task without 'Model Id' (an AI_CPU task), so that column is float64 with a NaN: pandas 3
+    hands out such a column's values read-only, and the importer wrote into them."""
+    meta = [{"ph": "M", "name": "process_name", "pid": p, "tid": 0, "args": {"name": n}}
+            for p, n in ((100, "Python"), (200, "CANN"), (800, "Ascend Hardware"))]
+    host = [{"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 100, "tid": 7, "ts": "1704161511422000.000",
+             "dur": 20.0, "args": {"Sequence number": 1}}]
+    hw = [{"ph": "X", "name": "Add_AiCore", "pid": 800, "tid": 3, "ts": f"17041615114220{30 + 10 * i}.500", "dur": 2.5,
+           "args": {"Model Id": 4294967295, "Task Type": "AI_CORE", "Stream Id": 3, "Task Id": 10 + i}}
+          for i in range(3)]
+    hw.append({"ph": "X", "name": "Cast_AiCpu", "pid": 800, "tid": 3, "ts": "1704161511422090.000", "dur": 4.0,
+               "args": {"Task Type": "AI_CPU", "Stream Id": 3, "Task Id": 20.0}})
+    path = tmp_path / "trace_view.json"
+    path.write_text(__import__("json").dumps(meta + host + hw))
+    return path
+
+
+def test_an_older_export_with_a_missing_id_imports(tmp_path):
+    prof = read_ascend(_trace_view_2024(tmp_path)).validate()
+    dev = prof.events[prof.events["device"] != "cpu"]
+    assert len(dev) == 4 and set(dev["name"].astype(str)) == {"Add_AiCore", "Cast_AiCpu"}
+
+
+def test_a_field_that_cannot_be_read_is_named(tmp_path, monkeypatch):
+    from cann_nb.ingest.ascend import trace_view
+
+    path = _trace_view_2024(tmp_path)
+    monkeypatch.setattr(trace_view, "_numeric", lambda s: (_ for _ in ()).throw(ValueError("unreadable")))
+    with pytest.raises(TraceFormatError, match=r"trace_view.json at Ascend Hardware event args 'Stream Id'"):
+        read_ascend(path)

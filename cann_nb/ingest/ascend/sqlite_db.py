@@ -111,7 +111,8 @@ def _ns(db: Db, df: pd.DataFrame, col: str, table: str) -> np.ndarray:
 
 
 def _ids(s: pd.Series) -> np.ndarray:
-    v = pd.to_numeric(s, errors="coerce").to_numpy(dtype="float64")
+    # a copy: pandas 3 hands out read-only views (a float64 column, e.g. one with a NULL id)
+    v = np.array(pd.to_numeric(s, errors="coerce"), dtype="float64")
     v[(v == 4294967295.0) | (v >= 1.8e19)] = np.nan
     return v
 

@@ -89,10 +89,21 @@ def _col(df: pd.DataFrame, *names, default=np.nan) -> pd.Series:
     return pd.Series(default, index=df.index, dtype=object if default is None else "float64")
 
 
-def _ids(s: pd.Series) -> np.ndarray:
-    v = pd.to_numeric(s, errors="coerce").to_numpy(dtype="float64")
-    v[(v == 4294967295.0) | (v >= 1.8e19)] = np.nan
+def _ids(s: pd.Series, path: Path, field: str) -> np.ndarray:
+    """A task/stream/model id column as float64, the "none" markers (uint32/uint64 -1) as NaN; a value
+    that breaks the conversion is an error naming the field."""
+    try:
+        # a copy: pandas 3 hands out read-only views (a float64 column, e.g. one with a missing id)
+        v = np.array(_numeric(s), dtype="float64")
+        v[(v == 4294967295.0) | (v >= 1.8e19)] = np.nan
+    except (ValueError, TypeError) as exc:
+        raise TraceFormatError(path, f"Ascend Hardware event args {field!r}", "task, stream and model ids (numbers)",
+                               f"{type(exc).__name__}: {exc}") from exc
     return v
+
+
+def _numeric(s: pd.Series) -> pd.Series:
+    return pd.to_numeric(s, errors="coerce")
 
 
 def _joined(s: pd.Series) -> pd.Categorical:
@@ -194,9 +205,9 @@ def read_trace_view(path: Path) -> TraceView:
         "dur_ns": hwx["_dur"].to_numpy(),
         "device_id": (pid_num.fillna(0).astype("int64") & 0x1F).astype("float64").to_numpy(),
         "stream_id": _ids(_col(hargs, "Physic Stream Id", "Stream Id").fillna(
-            pd.Series(pd.to_numeric(hwx["tid"], errors="coerce").to_numpy(), index=hwx.index))),
-        "task_id": _ids(_col(hargs, "Task Id")),
-        "model_id": _ids(_col(hargs, "Model Id")),
+            pd.Series(pd.to_numeric(hwx["tid"], errors="coerce").to_numpy(), index=hwx.index)), path, "Stream Id"),
+        "task_id": _ids(_col(hargs, "Task Id"), path, "Task Id"),
+        "model_id": _ids(_col(hargs, "Model Id"), path, "Model Id"),
         "task_type": _col(hargs, "Task Type", default=None).to_numpy(dtype=object),
         "corr": pd.to_numeric(_col(hargs, "connection_id"), errors="coerce").fillna(-1).astype("int64").to_numpy(),
     })
