@@ -59,8 +59,9 @@ def test_analyze_text_and_json(store, capsys):
     code, out, _ = run_cli(capsys, "analyze", "slow", "--store", store, "--json")
     d = json.loads(out)
     assert code == 0 and set(d) >= {"profile", "summary", "hotspots", "findings"}
-    assert set(d["summary"]) >= {"wall_ns", "devices", "peak_memory_bytes"}
-    assert set(d["hotspots"][0]) == {"name", "cat", "count", "total_ns", "self_ns", "share_pct"}
+    assert set(d["summary"]) >= {"wall_ns", "devices", "peak_memory_bytes", "efficiency"}
+    assert set(d["hotspots"][0]) == {"name", "cat", "count", "total_ns", "self_ns", "share_pct", "flops", "bytes",
+                                     "flops_per_s", "bytes_per_s", "intensity", "bound", "efficiency_time_ns"}
     code, _, err = run_cli(capsys, "analyze", "missing", "--store", store)
     assert code == 2 and "no profile 'missing'" in err
 
