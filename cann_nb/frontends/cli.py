@@ -53,10 +53,12 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("script", nargs="?", help="the Python script to run (or --model SCRIPT)")
     run.add_argument("script_args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
 
-    imp = sub.add_parser("import", help="import a Kineto trace, an Ascend folder/database or a folder of ranks",
+    imp = sub.add_parser("import", help="import a Kineto trace, an Ascend folder/database, an XProf *.xplane.pb (TensorFlow/JAX), "
+                         "a MindSpore profiler folder or a folder of ranks",
                          description="Import a profile recorded elsewhere into the store. A folder of ranks "
                                      "becomes a group with one profile per rank, imported in parallel processes.")
-    imp.add_argument("path", help="trace file, Ascend *_ascend_pt / PROF_* folder or .db, or a folder of ranks")
+    imp.add_argument("path", help="trace file, Ascend *_ascend_pt / PROF_* folder or .db, *.xplane.pb or TensorBoard logdir, "
+                     "MindSpore *_ascend_ms folder, or a folder of ranks")
     imp.add_argument("-o", "--output", default=None, help="store directory (default: $CANN_NB_DIR or ./profile_results)")
     imp.add_argument("-n", "--name", default=None, help="profile name (default: from the file or folder name)")
     imp.add_argument("--workers", type=int, default=None, help="processes for a multi-rank import (default: cores)")
@@ -399,6 +401,7 @@ def _cmd_analyze(args) -> int:
     from .. import formatting as F
     from ..analyze import calibration as track_record
     from ..analyze.api import analyze
+    from ..analyze.rules.coverage import skipped_note
     from ..errors import NotOneProfile
     from ..ingest.load import resolve, store_root
     from ..store import ProfileGroup
@@ -444,6 +447,9 @@ def _cmd_analyze(args) -> int:
         print(f"  {i:2d}. [{f['severity']}] {f['title']}  ({g})")
         if f.get("suggestion"):
             print(f"      -> {F.clip(f['suggestion'], 160)}")
+    skipped = skipped_note(out["profile"].get("analysis_skipped") or [])
+    if skipped:
+        print("  " + skipped)
     if "track_record" in out:
         print("  " + track_record.summary_text(root))
     return 0

@@ -1,7 +1,8 @@
 """``cann_nb.load``: a Profile from a stored profile directory or any importable trace or folder.
 
 Format detection: a cann_nb profile directory (meta.json), a stored group (group.json), an Ascend
-folder or database, a Kineto/Chrome trace (.json, .json.gz), or a folder of ranks of either kind.
+folder or database, a Kineto/Chrome trace (.json, .json.gz), an XProf ``*.xplane.pb`` (TensorFlow/JAX)
+or a logdir holding one, a MindSpore CPU profiler folder, or a folder of ranks of either kind.
 
 ``resolve(what, store)`` is the one resolver of what a user typed (a Profile, a path, ``NAME``,
 ``NAME@k``, ``GROUP/rank=N``): every front end and the report call it. ``import_into_store`` is
@@ -47,26 +48,41 @@ def load_single(path: Path):
     if path.is_dir() and is_profile_dir(path):
         return read_profile_dir(path)
     from .ascend import is_ascend, read_ascend
+    from .mindspore_cpu import read_mindspore_cpu, run_folder
+    from .xprof import SUFFIX as XPLANE, find_xplanes, read_xplane
 
-    if is_ascend(path):
+    if run_folder(path) is not None:   # before is_ascend: a CPU MindSpore folder is named *_ascend_ms too
+        profile = read_mindspore_cpu(path)
+    elif path.is_file() and path.name.lower().endswith((XPLANE, XPLANE + ".gz")):
+        profile = read_xplane(path)
+    elif is_ascend(path):
         profile = read_ascend(path)
     elif path.is_file() and path.name.lower().endswith((".json", ".json.gz", ".gz")):
-        from .kineto import read_kineto
+        from .xprof_json import looks_like_xprof_json, read_xprof_json
 
-        profile = read_kineto(path)
+        if looks_like_xprof_json(path):   # XProf's trace viewer JSON: planes as processes
+            profile = read_xprof_json(path)
+        else:
+            from .kineto import read_kineto
+
+            profile = read_kineto(path)
+    elif path.is_dir() and find_xplanes(path):   # a TensorBoard logdir or XProf run folder
+        profile = read_xplane(path)
     elif path.is_dir():
         from .cluster import kineto_files
 
         files = kineto_files(path)
         if len(files) != 1:
             raise TraceFormatError(path, expected="a folder with a profile: an Ascend *_ascend_pt/ms folder, "
-                                                  "a PROF_* folder or Kineto *.json(.gz) traces",
+                                                  "a PROF_* folder, Kineto *.json(.gz) traces, an XProf "
+                                                  "*.xplane.pb or a MindSpore profiler folder",
                                    detail="found none" if not files else f"found {len(files)} traces")
         from .kineto import read_kineto
 
         profile = read_kineto(files[0])
     else:
-        raise TraceFormatError(path, expected="a cann_nb profile directory, a Kineto/Chrome trace (.json, .json.gz) "
+        raise TraceFormatError(path, expected="a cann_nb profile directory, a Kineto/Chrome trace (.json, .json.gz), "
+                                              "an XProf *.xplane.pb, a MindSpore profiler folder "
                                               "or an Ascend profiler folder/database")
     profile.meta.setdefault("name", "")
     if not profile.meta.get("name"):
@@ -78,7 +94,7 @@ def default_name(path: Path) -> str:
     import re
 
     stem = path.name
-    for suffix in (".gz", ".json", ".db"):
+    for suffix in (".gz", ".json", ".db", ".xplane.pb"):
         stem = stem[: -len(suffix)] if stem.lower().endswith(suffix) else stem
     return re.sub(r"[^A-Za-z0-9_.\-+=]", "_", stem).lstrip(".-") or "imported"
 
