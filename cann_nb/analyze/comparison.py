@@ -97,6 +97,11 @@ class Comparison:
         return {b: int(counts.get(b, 0)) for b in BUCKETS}
 
     @property
+    def labels(self) -> tuple[str, str]:
+        """(base, new) as every view names them (see ``labels``)."""
+        return labels(self.base, self.new)
+
+    @property
     def slower(self) -> pd.DataFrame:
         return self.table("name", "slower")
 
@@ -139,7 +144,7 @@ class Comparison:
 
     def __repr__(self) -> str:
         c = self.buckets()
-        return (f"<Comparison {label(self.base, 'base')!r} -> {label(self.new, 'new')!r}: e2e "
+        return (f"<Comparison {self.labels[0]!r} -> {self.labels[1]!r}: e2e "
                 f"{F.pct(self.e2e['delta_pct'])}, {c['slower']} slower, {c['faster']} faster, "
                 f"{c['added']} added, {c['removed']} removed>")
 
@@ -148,6 +153,21 @@ def label(profile, default: str) -> str:
     name = getattr(profile, "name", "") or default
     version = (getattr(profile, "meta", {}) or {}).get("version")
     return f"{name}" if not version or version == 1 else f"{name} (v{version})"
+
+
+def labels(base, new) -> tuple[str, str]:
+    """How every view names the two sides. Two versions of one name both carry their version
+    ('nightly (v1)' -> 'nightly (v2)'), and two sides that would still read the same say which is which."""
+    b, n = label(base, "base"), label(new, "new")
+    if getattr(base, "name", None) == getattr(new, "name", None):
+        b, n = (_versioned(base, "base"), _versioned(new, "new"))
+    return (f"{b} (base)", f"{n} (new)") if b == n else (b, n)
+
+
+def _versioned(profile, default: str) -> str:
+    name = getattr(profile, "name", "") or default
+    version = (getattr(profile, "meta", {}) or {}).get("version")
+    return f"{name} (v{version})" if version else name
 
 
 def _identity(profile) -> dict:

@@ -79,14 +79,15 @@ def report_html(profile, *, against=None, title: str | None = None, findings=Non
     """The report as one HTML string. ``profile``: a Profile, a path or a store name (or a Comparison, or a
     ``(baseline, profile)`` pair); ``against``: the baseline to compare with (same forms)."""
     from .. import __version__ as version
-    from ..analyze.comparison import compare
+    from ..analyze.comparison import compare, labels
     from ..widgets.standalone import page_html
 
     profile, baseline, cmp = _subjects(profile, against, store)
     if baseline is not None and cmp is None:
         cmp = compare(baseline, profile)
     state, note = report_state(profile, cmp, findings=findings, max_events=max_events)
-    title = title or (f"{profile.name} vs {baseline.name}" if baseline is not None else str(profile.name or "profile"))
+    title = title or (" vs ".join(reversed(labels(baseline, profile))) if baseline is not None
+                      else str(profile.name or "profile"))
     notes = facts.display_notes(profile, state, state.get("baseline"))
     has_events = bool((state.get("timeline") or {}).get("n"))
     parts = [sections.header(profile, title, baseline), sections.nav(baseline is not None, has_events),

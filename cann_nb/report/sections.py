@@ -14,6 +14,7 @@ from html import escape
 
 from . import facts
 from .. import formatting as F
+from ..analyze.comparison import labels
 
 TOP_HOTSPOTS = 30
 META_STR_LIMIT = 2000
@@ -73,7 +74,7 @@ def header(profile, title: str, baseline=None) -> str:
     if w["error"]:
         parts.append(f'<div class="rpt-error">error: {e(w["error"])}</div>')
     if baseline is not None:
-        parts.append(f'<div class="rpt-sub">compared against baseline <b>{e(baseline.name or "baseline")}</b>'
+        parts.append(f'<div class="rpt-sub">compared against baseline <b>{e(labels(baseline, profile)[0])}</b>'
                      f' (end-to-end {e(F.ns(baseline.wall_ns))}, recorded {e(baseline.meta.get("created") or "?")})</div>')
     parts.append('<div class="rpt-head-grid">')
     parts.append('<div><h3>What</h3>' + _dl([("profile", w["name"]), *w["items"]]) + "</div>")
@@ -162,14 +163,14 @@ def overview(profile, ov: dict, notes: list[str]) -> str:
 def comparison(cmp) -> str:
     """The comparison's summary: ``cmp`` is the Comparison (analyze.comparison) the diff view shows too."""
     parts = ['<section class="rpt-sec" id="comparison-summary"><h2>Comparison</h2>']
-    base, new = cmp.base, cmp.new
+    base, new = cmp.labels
     x = cmp.e2e
     delta = _num(x.get("delta_ns")) or 0.0
     cls = "bad" if delta > 0 else "ok"
     per = " per step" if cmp.settings.get("normalised") else ""
     verdict = x.get("verdict") or ""
     parts.append(
-        f'<p class="rpt-verdict"><b>{e(base.name or "baseline")}</b> → <b>{e(new.name or "this profile")}</b>: '
+        f'<p class="rpt-verdict"><b>{e(base)}</b> → <b>{e(new)}</b>: '
         f'end-to-end{e(per)} {e(F.ns(x.get("base_ns")))} → {e(F.ns(x.get("new_ns")))} '
         f'<span class="rpt-{cls}">({e(F.ns(delta, signed=True))}, '
         f'{e(_pct(x.get("delta_pct"), signed=True))})</span> · {e(verdict)}</p>')

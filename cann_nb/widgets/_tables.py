@@ -112,7 +112,7 @@ def diff_payload(cmp, limit: int = DIFF_LIMIT) -> dict:
     keep = [*VIEW_KEYS["name"], "cat", "base_count", "new_count", "base_total_ns", "new_total_ns", "base_self_ns",
             "new_self_ns", "delta_ns", "delta_pct", "p_value", "bucket"]
     return json_safe({
-        "names": [str(cmp.base.name or "base"), str(cmp.new.name or "new")],
+        "names": list(cmp.labels),
         "e2e": cmp.e2e, "per_step": bool(cmp.settings.get("normalised")),
         "buckets": cmp.buckets("name"), "total_rows": len(ops),
         "columns": keep, "data": columns(ops[keep].head(limit)),

@@ -10,7 +10,7 @@ from html import escape
 
 from .. import formatting as F
 from ..analyze.api import SHARES, overview
-from ..analyze.comparison import BUCKETS, VIEW_KEYS, label, verdict_text
+from ..analyze.comparison import BUCKETS, VIEW_KEYS, verdict_text
 from ..model import left_out
 
 TOP = 10
@@ -131,7 +131,7 @@ def summary_html(profile) -> str:
 def comparison_text(cmp, top: int = 10, by: str = "name") -> str:
     """A Comparison as text: the end-to-end change, steps, buckets, notes, memory, devices, findings and
     the slower/faster/added/removed ops (``cann-nb compare`` prints this)."""
-    b, n = label(cmp.base, "base"), label(cmp.new, "new")
+    b, n = cmp.labels
     s = cmp.settings
     lines = [f"cann_nb compare {b!r} -> {n!r}  (delta = new - base: + is slower / larger)"]
     e = cmp.e2e

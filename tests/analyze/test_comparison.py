@@ -333,3 +333,27 @@ def test_a_cold_first_step_is_left_out_of_the_test():
     c2 = compare(base, new2, with_findings=False)
     assert math.isnan(c2.e2e["p_value"]) and c2.e2e["verdict"] == "slower"
     assert any("first (cold) steps differ" in n for n in c2.notes)
+
+
+def test_two_versions_of_one_name_keep_their_versions_in_every_view(tmp_path, capsys):
+    """'nightly' -> 'nightly (v2)' read as if only one side had a version; the report said
+    'nightly vs nightly' and labelled both timelines 'nightly'."""
+    from cann_nb.frontends import cli
+    from cann_nb.report import report_html
+    from cann_nb.widgets._tables import diff_payload
+
+    store = Session(tmp_path / "s")
+    store.add(stepped({"aten::mm": 1_000_000}, name="nightly", steps=4))
+    store.add(stepped({"aten::mm": 1_300_000}, name="nightly", steps=4, seed=1))
+    assert cli.main(["compare", "nightly@1", "nightly", "--store", str(store.root), "--no-findings",
+                     "--no-record"]) == 0
+    assert "cann_nb compare 'nightly (v1)' -> 'nightly (v2)'" in capsys.readouterr().out
+    cmp = compare(store["nightly@1"], store["nightly"], with_findings=False)
+    assert cmp.labels == ("nightly (v1)", "nightly (v2)")
+    assert diff_payload(cmp)["names"] == ["nightly (v1)", "nightly (v2)"]       # the diff view's timelines
+    html = report_html(cmp)
+    assert "<title>nightly (v2) vs nightly (v1) · cann_nb report</title>" in html
+    assert "nightly vs nightly" not in html
+    # two unstored profiles of one name still say which is which
+    a, b = stepped({"x": 1}, name="run"), stepped({"x": 2}, name="run")
+    assert compare(a, b, with_findings=False).labels == ("run (base)", "run (new)")
