@@ -17,6 +17,11 @@ Reported: medians over rounds, the ratios cann/profiler and profiler/bare, and p
 share of the profiled cell's time. Goals: cann in-cell within 5 % of profiler; post < 10 %.
 
     python benchmarks/overhead.py [--rounds 15] [--markdown]
+    python benchmarks/overhead.py --shapes [--rounds 15]
+
+``--shapes``: what recording input shapes and dtypes (the default) costs, side by side with
+``--no-shapes`` (and ``PROFILER_MODE=detailed``'s stacks + FLOPs), in-cell time, on the two workloads
+and on a worst case of many tiny ops (a small MLP called sample by sample).
 """
 
 from __future__ import annotations
@@ -63,6 +68,27 @@ def work():
         loss = model(x).pow(2).mean()
         opt.zero_grad(); loss.backward(); opt.step()
 """,
+}
+
+# the worst case for per-op recording costs: ~1,500 tiny ops per call
+TINY_OPS = """
+import torch
+from torch import nn
+torch.manual_seed(0)
+torch.set_num_threads(2)
+model = nn.Sequential(nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 8)).eval()
+x = torch.randn(500, 64)
+def work():
+    with torch.no_grad():
+        for i in range(500):
+            model(x[i:i + 1])
+"""
+
+SHAPE_CELLS = {
+    "bare": "work()",
+    "no_shapes": "%%cann_profile -n bench --no-display --collectors torch,host --no-shapes\nwork()",
+    "shapes": "%%cann_profile -n bench --no-display --collectors torch,host\nwork()",   # the default
+    "detailed": "%%cann_profile -n bench --no-display --collectors torch,host --stack --flops\nwork()",
 }
 
 CELLS = {
@@ -135,11 +161,66 @@ def measure(rounds: int) -> dict:
     return results
 
 
+def measure_shapes(rounds: int) -> dict:
+    """In-cell time of the same cell without shapes, with them (default) and detailed, interleaved."""
+    ip = InteractiveShell.instance()
+    ip.run_line_magic("load_ext", "cann_nb")
+    from cann_nb.frontends.magic import runtime_for
+
+    runtime = runtime_for(ip)
+    post = []
+    original = runtime.finalize
+
+    def timed_finalize():
+        t = time.perf_counter()
+        original()
+        post.append(time.perf_counter() - t)
+
+    runtime.finalize = timed_finalize
+    results = {}
+    for workload, setup in {**SETUP, "tiny_ops": TINY_OPS}.items():
+        ip.run_cell(setup)
+        for cell in SHAPE_CELLS.values():
+            ip.run_cell(cell)
+        times = {k: [] for k in SHAPE_CELLS}
+        events = {}
+        for _ in range(rounds):
+            for mode, cell in SHAPE_CELLS.items():
+                post.clear()
+                t = time.perf_counter()
+                res = ip.run_cell(cell)
+                total = time.perf_counter() - t
+                if not res.success:
+                    raise SystemExit(f"{workload}/{mode} failed: {res.error_in_exec!r}")
+                if post:
+                    total -= post[0]
+                    events[mode] = len(runtime.last.events)
+                times[mode].append(total)
+        med = {k: statistics.median(v) * 1e3 for k, v in times.items()}
+        results[workload] = {**{f"{k}_ms": v for k, v in med.items()}, "events": events.get("shapes", 0),
+                             "shapes_over_no_shapes": med["shapes"] / med["no_shapes"],
+                             "detailed_over_no_shapes": med["detailed"] / med["no_shapes"]}
+    return results
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=15)
     ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--shapes", action="store_true", help="the cost of recording shapes (the default)")
     args = ap.parse_args()
+    if args.shapes:
+        with tempfile.TemporaryDirectory() as tmp:
+            os.environ["CANN_NB_DIR"] = tmp
+            res = measure_shapes(args.rounds)
+        print(f"torch {torch.__version__}, {os.cpu_count()} cores, {args.rounds} rounds, medians, in-cell ms")
+        print("| workload | events | bare | --no-shapes | shapes (default) | --stack --flops | "
+              "shapes / no-shapes | detailed / no-shapes |")
+        print("|" + "---|" * 8)
+        for name, r in res.items():
+            print(f"| {name} | {r['events']:,} | {r['bare_ms']:.1f} | {r['no_shapes_ms']:.1f} | {r['shapes_ms']:.1f} | "
+                  f"{r['detailed_ms']:.1f} | {r['shapes_over_no_shapes']:.3f} | {r['detailed_over_no_shapes']:.3f} |")
+        return
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["CANN_NB_DIR"] = tmp
         res = measure(args.rounds)

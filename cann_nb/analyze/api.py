@@ -169,12 +169,16 @@ def analyze(profile, top_hotspots: int | None = 50, overrides: dict | None = Non
     """DESIGN.md's ``analyze --json`` object: ``{"profile": meta, "summary": {...}, "hotspots": [...],
     "findings": [...]}``. Custom metrics (``cann_nb.add_custom_metric``), when the profile recorded any or
     a ``per="profile"`` one is registered, are added under ``"metrics"`` (see ``custom_metrics``); a rule
-    that raised is listed under ``profile.analysis_errors`` instead of failing the analysis."""
+    that raised is listed under ``profile.analysis_errors`` instead of failing the analysis; the rules
+    the profile's data did not let run, with the flag that enables each, under ``profile.analysis_skipped``."""
+    from .rules.coverage import skipped_rules
+
     errors: list = []
     fs = findings(profile, overrides=overrides, errors=errors)
     meta = dict(profile.meta or {})
     if errors:
         meta["analysis_errors"] = errors
+    meta["analysis_skipped"] = skipped_rules(profile)
     out = {
         "profile": json_safe(meta),
         "summary": json_safe(summary(profile)),

@@ -63,6 +63,7 @@ class Findings(list):
     """The advisor's findings (a list of Finding) that renders as a table in a notebook."""
 
     _shown_at = None   # execution count of the cell that already displayed this list
+    skipped_note = ""  # the rules the profile's data did not let run, and the flags that enable them
 
     def frame(self):
         from ..analyze.finding import findings_frame
@@ -70,13 +71,13 @@ class Findings(list):
         return findings_frame(self)
 
     def _text(self) -> str:
-        if not self:
-            return "cann_nb: no findings"
-        lines = [f"cann_nb: {len(self)} finding(s), largest estimated gain first"]
+        lines = [f"cann_nb: {len(self)} finding(s), largest estimated gain first" if self else "cann_nb: no findings"]
         for f in self:
             gain = f.est_gain_pct
             g = f"{gain:5.1f}%" if gain is not None and gain == gain else "    ?"
             lines.append(f"  [{f.severity:<6}] {g}  {f.title}")
+        if self.skipped_note:
+            lines.append("  " + self.skipped_note)
         return "\n".join(lines)
 
     def _repr_mimebundle_(self, include=None, exclude=None):
@@ -87,6 +88,8 @@ class Findings(list):
             return {"text/plain": f"<{len(self)} findings, shown above>"}
         df = self.frame()[["severity", "category", "title", "est_gain_pct", "suggestion"]] if self else None
         html = df.to_html(index=False, escape=True) if df is not None else f"<pre>{escape(self._text())}</pre>"
+        if df is not None and self.skipped_note:
+            html += f"<p>{escape(self.skipped_note)}</p>"
         return {"text/plain": self._text(), "text/html": html}
 
     def __repr__(self) -> str:
@@ -297,8 +300,11 @@ class Profiler:
         """The advisor's findings for ``profile`` (default: the last one; a Profile, a stored name or
         a path), largest estimated gain first. In a notebook they are displayed as a table too."""
         from ..analyze.api import findings
+        from ..analyze.rules.coverage import skipped_note, skipped_rules
 
-        found = Findings(findings(self._resolve(profile)))
+        resolved = self._resolve(profile)
+        found = Findings(findings(resolved))
+        found.skipped_note = skipped_note(skipped_rules(resolved))
         if display if display is not None else _in_notebook():
             from IPython.display import display as show
 

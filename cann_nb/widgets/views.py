@@ -151,8 +151,11 @@ def default_findings(profile):
         found = advise(profile, errors=errors)
     except Exception as exc:  # noqa: BLE001 - shown in the panel instead of breaking the view
         return None, f"The advisor failed on this profile: {type(exc).__name__}: {exc}"
+    from ..analyze.rules.coverage import skipped_note, skipped_rules
+
     note = "" if not errors else "Rules that failed on this profile: " + "; ".join(map(str, errors))
-    return found, note
+    skipped = skipped_note(skipped_rules(profile))   # silence from a rule that could not run is not health
+    return found, " ".join(n for n in (note, skipped) if n)
 
 
 class SuggestionPanel(_TimelineMixin, _View):
