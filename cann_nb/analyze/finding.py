@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import math
+import textwrap
 from dataclasses import asdict, dataclass, field
 
 import pandas as pd
+
+from .. import formatting as F
 
 CATEGORIES = (
     "hotspot", "host_bound", "input_pipeline", "launch_overhead", "sync", "transfer", "memory", "precision",
@@ -44,9 +47,41 @@ class Finding:
 
 
 def findings_frame(findings) -> pd.DataFrame:
-    """Findings as a DataFrame, sorted by estimated gain (unknown gains last)."""
+    """Findings as a DataFrame, sorted by estimated gain (unknown gains last); its text repr lists
+    each finding whole (``FindingsFrame``)."""
     cols = list(Finding.__dataclass_fields__)
     df = pd.DataFrame([asdict(f) for f in findings], columns=cols)
     if len(df):
         df = df.sort_values("est_gain_ns", ascending=False, na_position="last", kind="stable").reset_index(drop=True)
-    return df
+    return FindingsFrame(df)
+
+
+class FindingsFrame(pd.DataFrame):
+    """A DataFrame of findings whose text repr (a terminal's, ``print``) lists each one whole: pandas'
+    own hid the title and suggestion columns behind '…' in a terminal. Notebooks show the HTML table;
+    ``to_string()`` gives the table as text. What is derived from it is a plain DataFrame."""
+
+    @property
+    def _constructor(self):
+        return pd.DataFrame
+
+    def __repr__(self) -> str:
+        if not {"severity", "title", "suggestion", "est_gain_ns", "est_gain_pct"} <= set(self.columns):
+            return super().__repr__()
+        lines = [f"{len(self)} finding{'s' if len(self) != 1 else ''}, largest estimated gain first "
+                 "(a DataFrame: .to_string() shows the table)" if len(self) else "no findings"]
+        for i, row in enumerate(self.to_dict("records"), 1):
+            lines += finding_lines(i, row)
+        return "\n".join(lines)
+
+
+def finding_lines(i: int, f: dict, note: str = "", indent: str = "  ", width: int = 100) -> list[str]:
+    """One finding as text, nothing cut: ``i. [severity] title  (gain)`` and its suggestion, wrapped."""
+    gain = f.get("est_gain_ns")
+    known = gain is not None and not (isinstance(gain, float) and math.isnan(gain))
+    g = f"saves ~{F.ns(gain)} ({F.pct(f.get('est_gain_pct'), signed=False)})" if known else "gain not estimated"
+    lines = [f"{indent}{i:2d}. [{f['severity']}] {f['title']}  ({g}{note})"]
+    if f.get("suggestion"):
+        lines += textwrap.wrap(f["suggestion"], width=width, initial_indent=f"{indent}    -> ",
+                               subsequent_indent=f"{indent}       ", break_on_hyphens=False)
+    return lines

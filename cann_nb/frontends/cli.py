@@ -401,6 +401,7 @@ def _cmd_analyze(args) -> int:
     from .. import formatting as F
     from ..analyze import calibration as track_record
     from ..analyze.api import analyze
+    from ..analyze.finding import finding_lines
     from ..analyze.rules.coverage import skipped_note
     from ..errors import NotOneProfile
     from ..ingest.load import resolve, store_root
@@ -437,16 +438,9 @@ def _cmd_analyze(args) -> int:
                       indent="    "))
     fs = out["findings"]
     print(f"  findings ({len(fs)}), largest estimated gain first")
-    for i, f in enumerate(fs[: max(args.top, 10)], 1):
-        gain = f.get("est_gain_ns")
-        g = f"saves ~{F.ns(gain)} ({F.pct(f.get('est_gain_pct'), signed=False)})" if gain is not None else \
-            "gain not estimated"
+    for i, f in enumerate(fs[: max(args.top, 10)], 1):   # whole: the advice is what the user came for
         cal = (f.get("evidence") or {}).get("calibration")
-        if cal:
-            g += f", calibrated x{cal['factor']:.2f}"
-        print(f"  {i:2d}. [{f['severity']}] {f['title']}  ({g})")
-        if f.get("suggestion"):
-            print(f"      -> {F.clip(f['suggestion'], 160)}")
+        print("\n".join(finding_lines(i, f, f", calibrated x{cal['factor']:.2f}" if cal else "")))
     skipped = skipped_note(out["profile"].get("analysis_skipped") or [])
     if skipped:
         print("  " + skipped)

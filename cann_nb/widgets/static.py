@@ -66,13 +66,11 @@ def summary_text(profile) -> str:
         lines.append(f"  stored: {f['stored']}")
     top = f["top"]
     if len(top):
-        width = min(max(len(str(n)) for n in top["name"]), 60)
-        lines.append(f"  {'top ops by self time':<{width}}  {'cat':<7} {'count':>7} {'self':>12} {'total':>12} {'share':>6}")
-        for row in top.itertuples(index=False):
-            name = str(row.name)
-            name = name if len(name) <= width else name[: width - 1] + "…"
-            lines.append(f"  {name:<{width}}  {row.cat:<7} {row.count:>7,} {F.ns(row.self_ns):>12} "
-                         f"{F.ns(row.total_ns):>12} {row.share_pct:>5.1f}%")
+        # F.table sizes each column to its widest cell, header included (short op names misaligned it)
+        rows = [[F.clip(row.name, 60), str(row.cat), f"{row.count:,}", F.ns(row.self_ns), F.ns(row.total_ns),
+                 f"{row.share_pct:.1f}%"] for row in top.itertuples(index=False)]
+        lines.append(F.table(rows, ["top ops by self time", "cat", "count", "self", "total", "share"],
+                             right={2, 3, 4, 5}, indent="  "))
         lines.append(f"  ({SHARES['hotspots']})")
     else:
         lines.append("  no timed operations were recorded")
