@@ -14,6 +14,8 @@ _REGISTRY = {
     "host": "cann_nb.collect.host:HostSampler",
     "python": "cann_nb.collect.python_tracer:PythonTracer",
     "custom": "cann_nb.collect.custom_metrics:CustomMetricsCollector",  # [issue 8] cann_nb.add_custom_metric
+    "tensorflow": "cann_nb.collect.tensorflow_collector:TensorFlowCollector",  # [issue 18] tf.profiler
+    "mindspore": "cann_nb.collect.mindspore_collector:MindSporeCollector",     # [issue 18] mindspore.profiler
 }
 DEFAULT = ("torch", "host")
 

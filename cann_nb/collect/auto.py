@@ -19,7 +19,10 @@ TORCH = ("torch", "host")
 PYTHON = ("python", "host")
 # top-level module -> the framework whose collector profiles it (torch's family is torch's)
 FRAMEWORK_OF = {"torch": "torch", "torch_npu": "torch", "torchvision": "torch", "torchaudio": "torch",
-                "tensorflow": "tensorflow", "mindspore": "mindspore"}
+                "tensorflow": "tensorflow", "keras": "tensorflow", "tf_keras": "tensorflow", "mindspore": "mindspore"}
+# [issue 18] objects of these top-level packages (in the class's MRO) belong to a framework: a Keras 3
+# model has tensorflow.* classes in its MRO when TensorFlow is its backend
+OBJECT_FRAMEWORK = {"tensorflow": "tensorflow", "mindspore": "mindspore"}
 
 
 def imported_frameworks(tree: ast.AST) -> list[str]:
@@ -73,6 +76,9 @@ def for_cell(tree: ast.AST, namespace: dict) -> tuple[str, ...]:
     chosen = for_frameworks(imported_frameworks(tree))
     if chosen:
         return chosen
+    chosen = for_frameworks(objects_frameworks(tree, namespace))
+    if chosen:
+        return chosen
     if "torch" not in sys.modules:
         return PYTHON
     # no import in the cell: torch objects made by earlier cells
@@ -119,5 +125,28 @@ def _local_imports_frameworks(tree: ast.AST, folder: Path, depth: int = 3, seen=
 
 
 def for_process() -> tuple[str, ...]:
-    """No code to look at (the Python API): torch when it is imported."""
-    return TORCH if "torch" in sys.modules else PYTHON
+    """No code to look at (the Python API): torch when it is imported, else TensorFlow or MindSpore."""
+    if "torch" in sys.modules:
+        return TORCH
+    return for_frameworks([fw for fw in OBJECT_FRAMEWORK if fw in sys.modules]) or PYTHON
+
+
+def objects_frameworks(tree: ast.AST, namespace: dict) -> list[str]:
+    """[issue 18] TensorFlow / MindSpore objects (made by earlier cells) that the cell names: a cell that only
+    calls ``model.predict(x)``. Only frameworks already imported are looked for (nothing is imported)."""
+    loaded = [fw for fw in OBJECT_FRAMEWORK if fw in sys.modules]
+    if not loaded:
+        return []
+    found: list[str] = []
+    for n in sorted({node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}):
+        obj = namespace.get(n)
+        if obj is None:
+            continue
+        mods = ([obj.__name__] if isinstance(obj, types.ModuleType) else
+                [getattr(k, "__module__", "") or "" for k in getattr(obj if isinstance(obj, type) else type(obj),
+                                                                     "__mro__", ())])
+        for m in mods:
+            fw = OBJECT_FRAMEWORK.get(m.split(".")[0])
+            if fw in loaded and fw not in found:
+                found.append(fw)
+    return found

@@ -49,8 +49,9 @@ PROFILE_FLAGS = [
     (("-o", "--output"), dict(default=None, help="store directory (default: $CANN_NB_DIR or ./profile_results)")),
     (("--repeat",), dict(type=int, default=1, help="run N times under the collectors, one step each (default 1)")),
     (("--warmup",), dict(type=int, default=0, help="run N times first without collecting (default 0)")),
-    (("--collectors",), dict(default="auto", help="comma list of torch,host,python; default auto: torch+host "
-                                                 "when the code uses torch, else python+host")),
+    (("--collectors",), dict(default="auto", help="comma list of torch,tensorflow,mindspore,host,python; default "
+                                                 "auto: the framework the code uses (torch, tensorflow, mindspore)"
+                                                 "+host, else python+host")),
     (("--memory",), dict(dest="memory", action="store_true", default=None, help="record allocations (default)")),
     (("--no-memory",), dict(dest="memory", action="store_false", help="do not record allocations")),
     (("--shapes",), dict(dest="shapes", action="store_true", default=None,

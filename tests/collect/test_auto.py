@@ -38,9 +38,10 @@ def test_code_without_a_framework_import_gets_the_python_tracer(src):
 def test_frameworks_are_named_in_order():
     tree = ast.parse("import mindspore\nfrom tensorflow import keras\nimport os, torch")
     assert auto.imported_frameworks(tree) == ["mindspore", "tensorflow", "torch"]
-    # no TensorFlow/MindSpore collector registered: the first framework that has one
-    assert auto.for_frameworks(["mindspore", "tensorflow", "torch"]) == auto.TORCH
-    assert auto.for_frameworks(["tensorflow"]) is None
+    # the first framework that has a collector (TensorFlow and MindSpore have theirs since issue 18)
+    assert auto.for_frameworks(["mindspore", "tensorflow", "torch"]) == ("mindspore", "host")
+    assert auto.for_frameworks(["tensorflow"]) == ("tensorflow", "host")
+    assert auto.for_frameworks(["jax"]) is None
 
 
 def test_a_sibling_module_that_imports_torch_counts(tmp_path):
