@@ -1,0 +1,16 @@
+from functools import lru_cache
+
+
+@lru_cache(maxsize=None)
+def ways(n):
+    if n < 2:
+        return 1
+    return ways(n - 1) + ways(n - 2)
+
+
+def main():
+    return [ways(n) for n in (20, 21, 22, 23)]
+
+
+if __name__ == "__main__":
+    result = main()

@@ -1,0 +1,19 @@
+import random
+
+random.seed(0)
+items = [random.randrange(100_000) for _ in range(6000)]
+
+
+def main():
+    seen = set()
+    dups = 0
+    for v in items:
+        if v in seen:
+            dups += 1
+        else:
+            seen.add(v)
+    return [dups, len(seen)]
+
+
+if __name__ == "__main__":
+    result = main()
