@@ -58,6 +58,11 @@ export function fmtCount(n) {
   return Number(n).toLocaleString("en-US");
 }
 
+// "1 lane", "2 lanes", "1,234 events"
+export function plural(n, word, many = word + "s") {
+  return `${fmtCount(n)} ${Number(n) === 1 ? word : many}`;
+}
+
 // a small fixed palette (colour-blind friendly-ish, Tableau 10 + 10 lighter) indexed by a name hash
 export const PALETTE = [
   "#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7", "#9c755f",

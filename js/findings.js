@@ -2,7 +2,7 @@
 // on the timeline (highlight + zoom to them) and marks its ops in the hotspot table.
 
 import { gainText } from "./overview.js";
-import { h, clear, fmtNs, fmtCount, fmtBytes } from "./dom.js";
+import { h, clear, fmtNs, fmtCount, fmtBytes, plural } from "./dom.js";
 
 function fmtEvidence(key, v) {
   if (typeof v === "number" && /(_ns|ns)$/.test(key)) return `${fmtNs(v)}  (${fmtCount(v)} ns)`;
@@ -25,7 +25,7 @@ export class FindingsPanel {
     this.el = h("div", { class: "cnb-findings-panel" },
       h("div", { class: "cnb-toolbar" }, h("b", { text: "Suggestions" }),
         h("span", { class: "cnb-muted", text: this.findings.length
-          ? `${this.findings.length} findings, largest estimated gain first · click one to see its evidence`
+          ? `${plural(this.findings.length, "finding")}, largest estimated gain first · click one to see its evidence`
           : (note || "No findings for this profile.") })),
       this.list);
     this.render();

@@ -3,7 +3,7 @@
 // resets; hover shows a tooltip, click shows details (parent chain, launched device tasks with flow
 // arrows). No DOM node per event: rows are drawn from typed arrays through lod.js.
 
-import { h, clear, fmtNs, fmtValue, fmtCount, PALETTE, hashString, cssVar, debounce } from "./dom.js";
+import { h, clear, fmtNs, fmtValue, fmtCount, plural, PALETTE, hashString, cssVar, debounce } from "./dom.js";
 import { rowRects, hitTest, makeRectBuffer, counterColumns } from "./lod.js";
 import { lowerBound } from "./data.js";
 
@@ -43,8 +43,9 @@ export class Timeline {
     this.colorOf = new Uint8Array(d.names.length);
     d.names.forEach((s, k) => { this.colorOf[k] = hashString(s) % PALETTE.length; });
 
-    this.search = h("input", { class: "cnb-search", type: "search", placeholder: "search names…  (Enter: next match)",
+    this.search = h("input", { class: "cnb-search", type: "search", placeholder: "search names (Enter: next match)",
       "aria-label": "search event names" });
+    this.search.size = this.search.placeholder.length + 2;  // wide enough for its hint (min-width alone cut it)
     this.matchInfo = h("span", { class: "cnb-muted" });
     const btn = (text, title, fn) => h("button", { class: "cnb-btn", title, onclick: fn, type: "button" }, text);
     this.toolbar = h("div", { class: "cnb-toolbar" },
@@ -489,7 +490,7 @@ export class Timeline {
 
   updateStatus() {
     const d = this.data;
-    const parts = [`${fmtCount(d.n)} events in ${d.lanes.length} lanes`];
+    const parts = [`${plural(d.n, "event")} in ${plural(d.lanes.length, "lane")}`];
     if (this.stats.lastRects !== undefined) parts.push(`${fmtCount(this.stats.lastRects)} rects drawn (sub-pixel events merged)`);
     if (d.hidden) parts.push(`${fmtCount(d.hidden)} events shorter than ${fmtNs(d.hiddenBelowNs)} left out of this view`);
     if (d.flatCounters) parts.push(`${fmtCount(d.flatCounters)} constant counters not drawn (values in profile.counters)`);

@@ -45,3 +45,13 @@ def test_the_summary_table_lines_up_with_short_op_names():
     header, row = lines[head], lines[head + 1]
     assert header.index("cat") == row.index(" op ") + 1                 # the columns start where their header does
     assert header.index("share") + len("share") == len(row.rstrip())     # right-aligned column ends together
+
+
+def test_counts_of_one_are_singular(monkeypatch):
+    import cann_nb.frontends.api as api
+    from cann_nb.analyze.finding import Finding
+
+    found = api.Findings([Finding(rule="r", category="hotspot", severity="high", title="t")])
+    found._shown_at = 7
+    monkeypatch.setattr(api, "_execution_count", lambda: 7)
+    assert found._repr_mimebundle_()["text/plain"] == "<1 finding, shown above>"

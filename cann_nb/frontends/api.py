@@ -85,7 +85,7 @@ class Findings(list):
 
         if self._shown_at is not None and self._shown_at == _execution_count():
             # findings() displayed the table in this very cell; the cell's Out[] only says so
-            return {"text/plain": f"<{len(self)} findings, shown above>"}
+            return {"text/plain": f"<{len(self)} finding{'' if len(self) == 1 else 's'}, shown above>"}
         df = self.frame()[["severity", "category", "title", "est_gain_pct", "suggestion"]] if self else None
         html = df.to_html(index=False, escape=True) if df is not None else f"<pre>{escape(self._text())}</pre>"
         if df is not None and self.skipped_note:

@@ -366,14 +366,31 @@ def _cmd_list(args) -> int:
         print(f"repaired {len(done)} thing{'s' if len(done) != 1 else ''} in {store.root}" if done
               else f"nothing to repair in {store.root}")
     table = store.list(versions=args.versions)
-    if table.empty:
-        print(f"no profiles in {store.root}")
-    else:
-        import pandas as pd
-
-        with pd.option_context("display.width", 200, "display.max_colwidth", 60):
-            print(table.to_string(index=False))
+    print(f"no profiles in {store.root}" if table.empty else _list_text(table))
     return 0
+
+
+def _list_text(table) -> str:
+    """Session.list as a text table: times through formatting.ns (not 3324.905446), unknowns '-', and
+    the ranks column only when a group is listed (not a column of NaN)."""
+    import pandas as pd
+
+    from .. import formatting as F
+
+    def cell(value, fmt=str) -> str:
+        missing = value is None or value is pd.NA or value == "" or (isinstance(value, float) and value != value)
+        return "-" if missing else fmt(value)
+
+    columns = ["name", "version", "status", "created", "wall", "events", "ranks", "source", "path"]
+    if table["ranks"].isna().all():
+        columns.remove("ranks")
+    rows = []
+    for r in table.to_dict("records"):
+        r["wall"] = r["wall_ms"] * 1e6 if r["wall_ms"] == r["wall_ms"] else None
+        rows.append([cell(r["wall"], F.ns) if c == "wall" else cell(r[c], lambda v: f"{v:,}")
+                     if c in ("events", "ranks") else cell(r[c]) for c in columns])
+    right = {columns.index(c) for c in ("version", "wall", "events", "ranks") if c in columns}
+    return F.table(rows, columns, right=right, indent="")
 
 
 def _cmd_import(args) -> int:

@@ -61,15 +61,19 @@ def breakdown_figure(profile, devices: dict | None = None):
                                       ("communication", "@communication{0.000} ms"), ("memcpy", "@memcpy{0.000} ms"),
                                       ("idle", "@idle{0.000} ms")]))
     fig.legend.orientation = "horizontal"
-    fig.legend.location = "top_left"
     fig.legend.label_text_font_size = "10px"
+    fig.add_layout(fig.legend[0], "above")   # outside the plot: inside, it covered the start of the bars
+    fig.height += 24
     fig.xaxis.axis_label = "ms"
     return fig
 
 
 def memory_figure(profile):
-    """Allocated (solid) and reserved (dashed) bytes per device over time, host RSS, each peak marked."""
-    from bokeh.models import ColumnDataSource, HoverTool, Label
+    """Allocated (solid) and reserved (dashed) bytes per device over time, host RSS, each peak marked
+    (a triangle, its value in the legend: labels on the plot overlapped). Process-level samples (RSS,
+    device memory used) take their own axis on the right when allocator series are drawn too: hundreds
+    of MiB of RSS flattened a few MiB of CPU allocations."""
+    from bokeh.models import ColumnDataSource, DataRange1d, HoverTool, LinearAxis
 
     fig = _figure("Memory over time (MiB)")
     fig.xaxis.axis_label = "ms"
@@ -83,11 +87,14 @@ def memory_figure(profile):
             for col, dash in (("allocated_bytes", "solid"), ("reserved_bytes", "dashed")):
                 if m[col].notna().any():
                     series.append((f"{dev} {col.split('_')[0]}", m["ts_ns"], m[col], dash))
+    allocators = len(series)
     if len(ctr):
         rss = ctr[np.isin(str_values(ctr["metric"]), ("rss", "gpu_mem_used"))]
         for (src_, metric), m in rss.groupby(["source", "metric"], observed=True, sort=True):
             series.append((f"{src_} {metric}", m["ts_ns"], m["value"], "dotted"))
-    for label, ts, val, dash in series:
+    own_axis = 0 < allocators < len(series)      # both kinds: the process samples on the right axis
+    drawn = {"default": [], "process": []}
+    for k, (label, ts, val, dash) in enumerate(series):
         ts = ts.to_numpy(dtype=np.int64)
         val = val.to_numpy(dtype=np.float64)
         ok = ~np.isnan(val)
@@ -101,17 +108,21 @@ def memory_figure(profile):
         ts, val = _decimate(ts, val, MAX_POINTS)
         color = PALETTE[i % len(PALETTE)]
         i += 1
+        axis = "process" if own_axis and k >= allocators else "default"
         src = ColumnDataSource({"t": _ms(ts, origin), "mib": val / 2**20})
-        fig.step("t", "mib", source=src, mode="after", color=color, line_dash=dash, legend_label=label)
-        late = len(ts) > 1 and pt > ts[0] + 0.7 * (ts[-1] - ts[0])  # label left of a late peak
-        pt = (pt - origin) / 1e6
-        fig.scatter([pt], [pv / 2**20], size=8, color=color, marker="triangle")
-        fig.add_layout(Label(x=pt, y=pv / 2**20, text=f"peak {pv / 2**20:.1f} MiB", text_font_size="10px",
-                             x_offset=-4 if late else 4, y_offset=2, text_color=color,
-                             text_align="right" if late else "left"))
+        legend = f"{label} (peak {pv / 2**20:.1f} MiB" + (", right axis)" if axis == "process" else ")")
+        line = fig.step("t", "mib", source=src, mode="after", color=color, line_dash=dash, legend_label=legend,
+                        y_range_name=axis)
+        peak_mark = fig.scatter([(pt - origin) / 1e6], [pv / 2**20], size=8, color=color, marker="triangle",
+                                y_range_name=axis)
+        drawn[axis] += [line, peak_mark]
         drew = True
+    if own_axis:
+        fig.y_range = DataRange1d(renderers=drawn["default"], range_padding=0.1)
+        fig.extra_y_ranges = {"process": DataRange1d(renderers=drawn["process"], range_padding=0.1)}
+        fig.add_layout(LinearAxis(y_range_name="process", axis_label="process MiB"), "right")
+        fig.yaxis[0].axis_label = "allocated MiB"
     if drew:
-        fig.y_range.range_padding = 0.2  # room for the peak labels
         fig.add_tools(HoverTool(tooltips=[("t", "@t{0.000} ms"), ("MiB", "@mib{0.0}")]))
         fig.legend.location = "top_left"
         fig.legend.label_text_font_size = "10px"

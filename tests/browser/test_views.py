@@ -263,3 +263,26 @@ def test_missing_bundle_message(page, prof, tmp_path, monkeypatch):
     page.goto(path.as_uri())
     page.wait_for_selector(".cann-nb-missing-bundle")
     assert "npm ci && npm run build" in page.inner_text(".cann-nb-missing-bundle")
+
+
+def test_the_timeline_shows_its_last_lane_whole_and_its_whole_search_hint(page, tmp_path):
+    """The scroller's border took 2 px off the canvas (the last lane was clipped), the search box cut its
+    placeholder, and one lane read '1 lanes'."""
+    from tests.synth_steps import stepped
+
+    one_lane = stepped({"aten::mm": 1_000_000}, steps=3, step_events=False)
+    assert one_lane.events["track"].nunique() == 1
+    open_view(page, TimelineView(one_lane), tmp_path)
+    wait_drawn(page)
+    geo = page.evaluate("""() => { const t = document.querySelector('.cnb-timeline').__cnbTimeline;
+        const s = t.scroller, inp = t.search, last = t.bands[t.bands.length - 1];
+        const c = document.createElement('canvas').getContext('2d');
+        const st = getComputedStyle(inp); c.font = st.font;
+        return { canvasH: t.canvasH, clientH: s.clientHeight, scrollH: s.scrollHeight,
+                 lastBottom: last.y + last.h + (t.canvasH - t.contentH),
+                 hintW: c.measureText(inp.placeholder).width,
+                 roomW: inp.clientWidth - parseFloat(st.paddingLeft) - parseFloat(st.paddingRight) }; }""")
+    assert geo["clientH"] == geo["canvasH"] and geo["scrollH"] <= geo["clientH"], geo   # all of it, no scrolling
+    assert geo["lastBottom"] <= geo["clientH"], geo
+    assert geo["hintW"] <= geo["roomW"], geo
+    assert "events in 1 lane ·" in page.inner_text(".cnb-tl-status") + " ·"

@@ -5,6 +5,7 @@ cannot take a profile (exit 3), is interrupted (130) or needs repair."""
 from __future__ import annotations
 
 import errno
+import re
 import json
 import shutil
 
@@ -145,3 +146,15 @@ def test_list_repair_says_what_it_repaired(capsys, tmp_path):
     assert s.path("nightly").is_dir() and not (s.root / "nightly@1").exists()
     code, out, _ = run_cli(capsys, "list", s.root, "--repair")
     assert "nothing to repair" in out
+
+
+def test_list_shows_times_as_times_and_ranks_only_for_groups(capsys, tmp_path):
+    s = Session(tmp_path / "s")
+    s.add(stepped({"aten::mm": 1_000_000}, name="one", steps=3))
+    code, out, _ = run_cli(capsys, "list", s.root)
+    header, row = out.splitlines()[:2]
+    assert code == 0 and "NaN" not in out and "<NA>" not in out
+    assert "ranks" not in header and re.search(r"\d+\.\d{3} ms", row) and "wall_ms" not in header
+    s.add_group("pair", {0: stepped({"x": 1_000}, name="r0"), 1: stepped({"x": 1_000}, name="r1")})
+    out = run_cli(capsys, "list", s.root)[1]
+    assert "ranks" in out.splitlines()[0] and "NaN" not in out
