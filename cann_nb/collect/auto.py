@@ -139,14 +139,23 @@ def objects_frameworks(tree: ast.AST, namespace: dict) -> list[str]:
         return []
     found: list[str] = []
     for n in sorted({node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}):
-        obj = namespace.get(n)
-        if obj is None:
-            continue
-        mods = ([obj.__name__] if isinstance(obj, types.ModuleType) else
-                [getattr(k, "__module__", "") or "" for k in getattr(obj if isinstance(obj, type) else type(obj),
-                                                                     "__mro__", ())])
-        for m in mods:
-            fw = OBJECT_FRAMEWORK.get(m.split(".")[0])
-            if fw in loaded and fw not in found:
-                found.append(fw)
+        _object_frameworks(namespace.get(n), namespace, loaded, found)
     return found
+
+
+def _object_frameworks(obj, namespace: dict, loaded: list, found: list, depth: int = 0) -> None:
+    if obj is None:
+        return
+    code = getattr(obj, "__code__", None)
+    if code is not None and depth < 2:   # a user function: the globals it names (one or two levels deep)
+        for n in code.co_names:
+            if n in namespace:
+                _object_frameworks(namespace[n], namespace, loaded, found, depth + 1)
+        return
+    mods = ([obj.__name__] if isinstance(obj, types.ModuleType) else
+            [getattr(k, "__module__", "") or "" for k in getattr(obj if isinstance(obj, type) else type(obj),
+                                                                 "__mro__", ())])
+    for m in mods:
+        fw = OBJECT_FRAMEWORK.get(m.split(".")[0])
+        if fw in loaded and fw not in found:
+            found.append(fw)

@@ -85,7 +85,9 @@ class MindSporeCollector(Collector):
         try:
             with _quiet_log():
                 self._prof = profile(activities=acts, on_trace_ready=handler, start_profile=False,
-                                     record_shapes=self.options.shapes,
+                                     # on the CPU the shapes land in a file keyed by short op names that
+                                     # several ops share (not read): recording them would only cost time
+                                     record_shapes=self.options.shapes and self._ascend,
                                      profile_memory=self.options.memory and self._ascend, with_stack=self.options.stack)
                 self._prof.start()
         except Exception:
