@@ -567,6 +567,10 @@ def compare(base, new, *, views=VIEWS, test: str = sig.DEFAULT_TEST, alpha: floa
         mb, mn = steps["base"]["median_ns"], steps["new"]["median_ns"]
         steps["delta_median_ns"] = mn - mb
         steps["delta_pct"] = 100.0 * (mn - mb) / mb if mb > 0 else None
+    # the run-to-run noise band of the step change, in % of the base step: a change within it is no result
+    band = sig.noise_band(db[keep_b], dn[keep_n], alpha) if use_steps else math.nan
+    mean_b = float(db[keep_b].mean()) if use_steps and keep_b.any() else math.nan
+    steps["noise_pct"] = 100.0 * band / mean_b if math.isfinite(band) and mean_b > 0 else None
     floor_ns = max(MIN_EFFECT_FLOOR_NS, min_share_pct / 100.0 * wb)
     align = device_alignment(base, new)
     for dn_, db_ in align.items():

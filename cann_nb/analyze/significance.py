@@ -186,6 +186,28 @@ def mann_whitney(base, new) -> dict:
     return {"u": u, "p": float(min(1.0, math.erfc(max(z, 0.0) / math.sqrt(2.0)))), "method": "normal"}
 
 
+def noise_band(base, new, alpha: float = DEFAULT_ALPHA) -> float:
+    """Half-width of the (1 - alpha) confidence interval of ``mean(new) - mean(base)`` (Welch): a change
+    of the means smaller than this is not told apart from the run-to-run noise. NaN with fewer than 2
+    samples on a side."""
+    b, n = np.asarray(base, float), np.asarray(new, float)
+    if len(b) < MIN_SAMPLES or len(n) < MIN_SAMPLES:
+        return math.nan
+    s1, s2 = b.var(ddof=1) / len(b), n.var(ddof=1) / len(n)
+    se = math.sqrt(s1 + s2)
+    if se == 0:
+        return 0.0
+    den = s1 ** 2 / (len(b) - 1) + s2 ** 2 / (len(n) - 1)
+    df = (s1 + s2) ** 2 / den if den > 0 else float(len(b) + len(n) - 2)
+    lo, hi = 0.0, 1.0
+    while float(t_two_sided_p(hi, df)) > alpha:   # the critical t: P(|T| >= t) = alpha, by bisection
+        hi *= 2.0
+    for _ in range(60):
+        mid = (lo + hi) / 2.0
+        lo, hi = (mid, hi) if float(t_two_sided_p(mid, df)) > alpha else (lo, mid)
+    return hi * se
+
+
 def p_value(base, new, method: str = DEFAULT_TEST) -> float:
     """p-value of ``method`` between two 1-D samples (NaN when a side has fewer than 2 samples)."""
     if method == "welch":

@@ -141,7 +141,8 @@ def comparison_text(cmp, top: int = 10, by: str = "name") -> str:
     if st["base"]["n"] or st["new"]["n"]:
         lines.append(f"  steps: {st['base']['n']} vs {st['new']['n']}; median step "
                      f"{F.ns(st['base'].get('median_ns'))} -> {F.ns(st['new'].get('median_ns'))}"
-                     + (f" ({F.pct(st.get('delta_pct'))})" if st.get("delta_pct") is not None else ""))
+                     + (f" ({F.pct(st.get('delta_pct'))}{_noise_text(st, e)})" if st.get("delta_pct") is not None
+                        else ""))
     counts = cmp.buckets(by)
     lines.append(f"  ops by {by}: " + ", ".join(f"{counts[k]} {k}" for k in BUCKETS))
     for note in cmp.notes:
@@ -182,6 +183,16 @@ def comparison_text(cmp, top: int = 10, by: str = "name") -> str:
         lines.append(f"  track record: {rec['rule']} predicted {F.ns(rec['predicted_gain_ns'])}, "
                      f"realised {F.ns(rec['realised_ns'])}")
     return "\n".join(lines)
+
+
+def _noise_text(steps: dict, e2e: dict) -> str:
+    """', noise ±x %' beside a step change, or that the change is within the noise (not a result)."""
+    noise = steps.get("noise_pct")
+    if noise is None:
+        return ""
+    if e2e.get("significant") is False or abs(steps.get("delta_pct") or 0.0) <= noise:
+        return f", within the run-to-run noise of ±{F.pct(noise, signed=False)}: not a measured change"
+    return f", noise ±{F.pct(noise, signed=False)}"
 
 
 def comparison_html(cmp) -> str:

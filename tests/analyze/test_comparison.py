@@ -357,3 +357,23 @@ def test_two_versions_of_one_name_keep_their_versions_in_every_view(tmp_path, ca
     # two unstored profiles of one name still say which is which
     a, b = stepped({"x": 1}, name="run"), stepped({"x": 2}, name="run")
     assert compare(a, b, with_findings=False).labels == ("run (base)", "run (new)")
+
+
+def test_a_change_within_the_noise_is_said_to_be_so_with_its_band():
+    """On a busy machine a 5-step profile can read -39 % for a change that is noise: the comparison
+    gives the noise band of the step change and the text says it is no measured change."""
+    from cann_nb.analyze import significance as sig
+
+    assert sig.noise_band([0, 1, 2, 3, 4], [0, 1, 2, 3, 4]) == pytest.approx(2.306 * np.sqrt(2.5 * 0.4), rel=1e-3)
+    noisy = compare(stepped({"mm": 10_000_000}, steps=5, noise=0.5, seed=1, name="a"),
+                    stepped({"mm": 9_000_000}, steps=5, noise=0.5, seed=2, name="b"), with_findings=False)
+    assert noisy.e2e["significant"] is False and noisy.steps["noise_pct"] > abs(noisy.steps["delta_pct"])
+    assert "within the run-to-run noise of ±" in noisy.summary_text() and "not a measured change" in noisy.summary_text()
+    clear = compare(stepped({"mm": 10_000_000}, steps=5, noise=0.01, name="a"),
+                    stepped({"mm": 5_000_000}, steps=5, noise=0.01, seed=3, name="b"), with_findings=False)
+    assert clear.e2e["significant"] and 0 < clear.steps["noise_pct"] < 5
+    assert "noise ±" in clear.summary_text() and "not a measured change" not in clear.summary_text()
+    assert json.loads(json.dumps(clear.to_dict(), allow_nan=False))["steps"]["noise_pct"] > 0
+    one_step = compare(stepped({"mm": 1_000}, steps=1, name="a"), stepped({"mm": 2_000}, steps=1, name="b"),
+                       with_findings=False)
+    assert one_step.steps.get("noise_pct") is None
