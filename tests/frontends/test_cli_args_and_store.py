@@ -158,3 +158,10 @@ def test_list_shows_times_as_times_and_ranks_only_for_groups(capsys, tmp_path):
     s.add_group("pair", {0: stepped({"x": 1_000}, name="r0"), 1: stepped({"x": 1_000}, name="r1")})
     out = run_cli(capsys, "list", s.root)[1]
     assert "ranks" in out.splitlines()[0] and "NaN" not in out
+
+
+def test_analyze_on_a_group_says_to_analyze_one_rank(capsys, tmp_path):
+    s = Session(tmp_path / "s")
+    s.add_group("pair", {0: stepped({"x": 1_000}, name="r0"), 1: stepped({"x": 1_000}, name="r1")})
+    code, _, err = run_cli(capsys, "analyze", "pair", "--store", s.root)
+    assert code == 2 and "`cann-nb analyze pair/rank=0`" in err and "compare" not in err
