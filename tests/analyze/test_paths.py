@@ -52,7 +52,8 @@ def test_launch_join_and_delay():
     tr.op("aten::add", 0, 20)
     tr.launch(5, 5, corr=9)
     tr.kernel("k", 30, 10, corr=9)
-    ctx = context(tr.profile())
+    prof = tr.profile()  # the context holds its profile weakly: the caller keeps it
+    ctx = context(prof)
     j = ctx.launches
     assert len(j) == 1
     assert j["delay_ns"].iloc[0] == 20  # 30 - (5 + 5)
@@ -96,7 +97,8 @@ def test_bound_by_tiles_the_wall(kernel_dur, sync_every):
 
 def test_replay_reproduces_and_predicts():
     tr, truth = gpu_loop(n_iter=20, kernel_dur=200_000, sync_every=1)
-    ctx = context(tr.profile())
+    prof = tr.profile()  # the context holds its profile weakly: the caller keeps it
+    ctx = context(prof)
     rep = ctx.replay
     assert rep.fidelity == pytest.approx(1.0, abs=1e-6)
     # without the syncs the host runs ahead: the simulator's own no-sync run is the truth
@@ -114,7 +116,8 @@ def test_replay_matches_simulator(n_iter, kernel_dur, sync_every, host_gap):
     """The replay of an unchanged trace reproduces the generator, and host-gap what-ifs match
     a regenerated trace."""
     tr, truth = gpu_loop(n_iter=n_iter, kernel_dur=kernel_dur, sync_every=sync_every, host_gap=host_gap)
-    ctx = context(tr.profile())
+    prof = tr.profile()  # the context holds its profile weakly: the caller keeps it
+    ctx = context(prof)
     rep = ctx.replay
     assert rep.baseline == pytest.approx(truth["wall"], rel=1e-6)
     tr2, truth2 = gpu_loop(n_iter=n_iter, kernel_dur=kernel_dur, sync_every=sync_every, host_gap=host_gap // 2)
