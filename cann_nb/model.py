@@ -240,6 +240,32 @@ def left_out(meta: dict) -> tuple[dict, dict]:
     return dropped, skipped
 
 
+def budget_note(meta: dict) -> str | None:
+    """One line for every view when the collection's memory budget (``meta["budget"]``, see
+    collect/budget.py) cut the recording short: from when, what, and how to rerun; None otherwise."""
+    from . import formatting as F
+
+    b = meta.get("budget")
+    if not isinstance(b, dict) or not b.get("reached"):
+        return None
+    window = meta.get("window_ns") or [0, None]
+    gone = b.get("not_recorded") or {}
+    when = gone.get("from_ns", b.get("reached_ns"))
+    head = (f"ops after {F.ns(max(int(when) - int(window[0] or 0), 0))} not recorded" if isinstance(when, (int, float))
+            else f"{int(b.get('cut_at_conversion') or 0):,} recorded events not kept")
+    what = ""
+    if isinstance(when, (int, float)) and window[1]:
+        left = max(int(window[1]) - int(when), 0)
+        span = max(int(window[1]) - int(window[0] or 0), 1)
+        what = f"the last {F.ns(left)}, {100 * left / span:.0f}% of the run"
+    limit = int(b.get("max_memory") or 0)
+    bigger = max(2 * limit, 2 ** 30)
+    suggest = f"--max-memory {-(-bigger // 2 ** 30)}GiB" + (f" or --max-events {2 * int(b['max_events']):,}".replace(",", "")
+                                                             if b.get("max_events") else "")
+    return (f"{head}{f' ({what})' if what else ''}: memory budget {F.nbytes(limit)} reached "
+            f"({b.get('source') or 'budget'}); rerun with {suggest} (Profiler(max_memory=...)) or fewer steps")
+
+
 # -- how profiles and comparisons show themselves -----------------------------------------------------
 # The data and analysis layers never import a view. The view layer registers its renderers here by
 # kind ("profile.bundle", "profile.text", "profile.show", "profile.report", "comparison.bundle",

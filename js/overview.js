@@ -45,6 +45,7 @@ export function overview(ov, { onFinding, onOp, charts } = {}) {
   return h("div", { class: "cnb-overview" },
     h("div", { class: "cnb-ov-head" }, h("b", { text: ov.name || "profile" }),
       h("span", { class: "cnb-muted", text: [ov.created, collectors].filter(Boolean).join(" · ") })),
+    ov.budget_note ? h("div", { class: "cnb-muted cnb-small", text: "truncated: " + ov.budget_note }) : null,
     cards,
     h("div", { class: "cnb-cols" },
       h("div", {}, h("h4", { text: "Where the time went" }), bdTable,

@@ -35,6 +35,8 @@ class CollectOptions:
     interval_s: float = DEFAULT_INTERVAL_S   # host sampler period
     cpu_cores: bool = True       # host: per-core and system CPU (/proc/stat; some VMs take ms to make it)
     buffer_events: int = 5_000_000  # bound on events kept per collector; beyond it they are dropped and counted
+    max_memory: int | None = None   # bytes the collection may add (collect/budget.py); None: sized from the machine
+    max_events: int | None = None   # an explicit bound on recorded torch ops (and on every collector's events)
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)

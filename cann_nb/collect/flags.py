@@ -63,6 +63,11 @@ PROFILE_FLAGS = [
                         help="estimate FLOPs of matmul/conv ops (implies --shapes)")),
     (("--interval",), dict(type=float, default=DEFAULT_INTERVAL_S * 1000,
                            help=f"host sampling interval in ms (default {DEFAULT_INTERVAL_S * 1000:g})")),
+    (("--max-memory",), dict(default=None, metavar="SIZE",
+                             help="memory the collection may add, e.g. 4GB or 512MiB (default: 1/8 of the available "
+                                  "memory, 256 MiB-8 GiB); past it, ops are no longer recorded and the profile says so")),
+    (("--max-events",), dict(type=int, default=None, metavar="N",
+                             help="record at most about N torch ops (and keep at most N events per collector)")),
 ]
 
 
@@ -85,6 +90,7 @@ def check(args) -> None:
         raise FlagError("--warmup must be 0 or more")
     if not args.interval > 0:
         raise FlagError("--interval must be a positive number of milliseconds")
+    _check_budget(args)
     if args.collectors in (None, "", "auto"):
         args.collector_names = None
     else:
@@ -103,6 +109,25 @@ def check(args) -> None:
             raise FlagError(str(exc)) from None
 
 
+def _check_budget(args) -> None:
+    """--max-memory as bytes (decimal kB/MB/GB or binary KiB/MiB/GiB, as ``check`` reads sizes)."""
+    raw = getattr(args, "max_memory", None)
+    if isinstance(raw, str):
+        from ..frontends.check import CheckInputError, parse_size   # the one reader of sizes
+
+        try:
+            args.max_memory = int(parse_size(raw, "--max-memory"))
+        except CheckInputError as exc:
+            raise FlagError(str(exc)) from None
+        if args.max_memory < 1:
+            raise FlagError("--max-memory must be a positive size, e.g. 4GB")
+    if getattr(args, "max_events", None) is not None and args.max_events < 1:
+        raise FlagError("--max-events must be at least 1")
+
+
 def options(args) -> CollectOptions:
     chosen = choose(getattr(args, "mode", None) or resolve_mode(None), {k: getattr(args, k, None) for k in CHOICES})
-    return CollectOptions(interval_s=args.interval / 1000.0, **chosen)
+    budget = {k: getattr(args, k) for k in ("max_memory", "max_events") if getattr(args, k, None)}
+    if budget.get("max_events"):   # one bound for every collector's events
+        budget["buffer_events"] = budget["max_events"]
+    return CollectOptions(interval_s=args.interval / 1000.0, **chosen, **budget)

@@ -161,7 +161,7 @@ class CollectionSession:
     def finish(self) -> Profile:
         """Convert every collector's data into one Profile (call after stop)."""
         self.stop()
-        events, memory, counters, devices, dropped = [], [], [], [], {}
+        events, memory, counters, devices, dropped, lifted = [], [], [], [], {}, {}
         next_id = 0
         timings = {}
         for inst in self.active:
@@ -178,7 +178,7 @@ class CollectionSession:
             timings[inst.name] = round(time.perf_counter() - t, 6)
             ev = got.events
             if ev is not None and len(ev):
-                ev = ev.copy()
+                # the collector's own frame is changed in place: a copy of millions of rows costs memory [issue 19]
                 ids = ev["id"].to_numpy() if "id" in ev else np.arange(len(ev))
                 offset = next_id - int(ids.min())
                 ev["id"] = ids + offset
@@ -195,6 +195,9 @@ class CollectionSession:
             memory.append(got.memory)
             counters.append(got.counters)
             devices.extend(d for d in got.devices if d not in devices)
+            for key in ("budget", "call_sites"):   # [issue 19] the profile's meta["budget"], meta["call_sites"]
+                if got.meta.get(key):
+                    lifted[key] = got.meta.pop(key)
             self.collector_meta[inst.name] = {"status": "ok", **got.meta}
             if got.dropped:
                 dropped[inst.name] = int(got.dropped)
@@ -210,6 +213,7 @@ class CollectionSession:
             wall_ns=int(wall), window_ns=[int(self._start_ns), int(self._stop_ns)] if self._t_stop else None,
             environment=describe_environment(), devices=devices, collectors=self.collector_meta,
             options=self.options.as_dict(), dropped=dropped, conversion_s=timings,
+            **lifted,
         )
         return Profile(concat("events", events), concat("memory", memory), concat("counters", counters), meta)
 

@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from . import budget as _budget
 from .base import Collected, Collector
 
 os.environ.setdefault("KINETO_LOG_LEVEL", "99")     # read by libkineto when it initialises
@@ -116,6 +117,9 @@ class TorchCollector(Collector):
         self._npu_dir: str | None = None
         self._recording = False
         self.start_s = None      # seconds start() took (meta; the test checks warm starts are fast)
+        self.budget = _budget.resolve(options)
+        self._guard: _budget.Guard | None = None
+        self._window_ns = [0, 0]   # recording start and stop, relative to t0
 
     # -- around the user's code -----------------------------------------------------------------
     def start(self) -> None:
@@ -132,10 +136,17 @@ class TorchCollector(Collector):
 
             # no schedule: the session owns step events (cat "step", one lane, for every collector);
             # a schedule would add a ProfilerStep#N span covering the same time again
-            self._prof = profile(activities=self._activities(), **kwargs)
+            self._prof = profile(activities=self._activities(), **kwargs, **trace_only_config(o.stack))
+        self._window_ns[0] = time.time_ns() - self.t0_ns
         with quiet_stderr():
             self._prof.start()
         self._recording = True
+        if not self._npu:   # [issue 19] the memory budget: pause recording in this thread when reached
+            from .call_sites import CallSiteSampler
+
+            self._guard = _budget.Guard(self.budget.record_limit(kwargs["record_shapes"], o.stack),
+                                        self._pause_recording, self.t0_ns,
+                                        sampler=CallSiteSampler(threading.get_ident(), self.t0_ns)).start()
         self.start_s = time.perf_counter() - t
 
     def _npu_profile(self, kwargs):
@@ -151,12 +162,36 @@ class TorchCollector(Collector):
         return torch_npu.profiler.profile(activities=acts, on_trace_ready=handler, **kwargs)
 
     def step(self) -> None:
-        """Steps are the session's (collect/session.py); torch records no ProfilerStep#N of its own."""
+        """Steps are the session's (collect/session.py); torch records no ProfilerStep#N of its own.
+        A step boundary is where a recording outside the main thread honours the budget."""
+        if self._guard is not None:
+            self._guard.check_in_thread()
+
+    def _pause_recording(self, full: bool) -> None:
+        """The budget is reached (called in the recording thread): stop recording ops, or everything."""
+        if not self._recording:
+            return
+        import sys
+
+        print(f"cann_nb: memory budget of {self.budget.max_memory / _budget.GIB:.2f} GiB reached: torch "
+              f"{'stopped' if full else 'no longer records ops'}; the code runs on and the profile will say what "
+              "was not recorded", file=sys.stderr)
+        if full:
+            self._stop_profiler()
+            return
+        with quiet_stderr():   # torch warns "Toggling CPU activity with GPU activity on..." on stderr
+            self._prof.toggle_collection_dynamic(False, self._activities())
 
     def stop(self) -> None:
+        if self._guard is not None:
+            self._guard.stop()
+        self._stop_profiler()
+
+    def _stop_profiler(self) -> None:
         if not self._recording:
             return
         self._recording = False
+        self._window_ns[1] = time.time_ns() - self.t0_ns
         with quiet_stderr():
             self._prof.stop()
 
@@ -173,14 +208,29 @@ class TorchCollector(Collector):
 
             est = estimate_flops(events)
             events["flops"] = np.where(np.isfinite(events["flops"].to_numpy()), events["flops"].to_numpy(), est)
-        events, memory, dropped = keep_first(events, memory, o.buffer_events)
+        shapes = o.shapes or o.flops
+        bound = min(int(o.buffer_events), self.budget.events_bound(shapes, o.stack))
+        events, memory, dropped = keep_first(events, memory, bound)
         meta = self._meta(prof, events)
+        meta["budget"] = self._budget_meta(events, shapes, dropped)
+        if self._guard is not None and self._guard.sampler is not None:
+            meta["call_sites"] = self._guard.sampler.meta(_budget.POLL_S)
         return Collected(events=events, memory=memory, counters=prof.counters, meta=meta,
                          devices=[d for d in prof.meta.get("devices", []) if d.get("device") != "cpu"] or
                          self._device_list(), dropped=dropped)
 
     def _read_trace(self):
-        return read_torch_trace(self._prof, self.t0_ns, self.options.stack, "torch")
+        prof, self._prof = self._prof, None    # read_torch_trace frees torch's results before reading
+        return read_torch_trace(prof, self.t0_ns, self.options.stack, "torch")
+
+    def _budget_meta(self, events: pd.DataFrame, shapes: bool, cut: int) -> dict:
+        ops = events["cat"].to_numpy() == "op" if len(events) else np.zeros(0, dtype=bool)
+        span = None
+        if ops.any():
+            start = events["start_ns"].to_numpy()[ops]
+            span = (int(start.min()), int((start + events["dur_ns"].to_numpy()[ops]).max()))
+        return _budget.budget_meta(self.budget, self._guard, shapes, self.options.stack, self._window_ns,
+                                   int(ops.sum()), span, cut)
 
     def _read_npu(self):
         import torch_npu
@@ -239,8 +289,23 @@ class TorchCollector(Collector):
             self._npu_dir = None
 
 
+def trace_only_config(stack: bool) -> dict:
+    """torch's ``trace_only`` option when it applies: its results then skip the per-event objects only
+    ``prof.events()`` needs (~20 % of its memory after stop; with_stack needs them). Older torch: none."""
+    if stack:
+        return {}
+    try:
+        from torch._C._profiler import _ExperimentalConfig
+
+        return {"experimental_config": _ExperimentalConfig(trace_only=True)}
+    except (ImportError, TypeError):
+        return {}
+
+
 def read_torch_trace(prof, t0_ns: int, python_functions: bool, name: str):
-    """The Profile of a stopped torch.profiler run: torch's C++ Chrome-trace export, then read_kineto."""
+    """The Profile of a stopped torch.profiler run: torch's C++ Chrome-trace export to a temporary file,
+    torch's results freed (so the conversion reuses their memory instead of adding to it), then the file
+    read by read_kineto, which streams it into columns. ``prof`` is unusable afterwards."""
     from ..ingest.kineto import read_kineto
 
     fd, path = tempfile.mkstemp(prefix="cann_nb_torch_", suffix=".json")
@@ -248,9 +313,20 @@ def read_torch_trace(prof, t0_ns: int, python_functions: bool, name: str):
     try:
         with quiet_stderr():
             prof.export_chrome_trace(path)
+        release_results(prof)
         return read_kineto(path, t0_ns=t0_ns, python_functions=python_functions, name=name)
     finally:
         Path(path).unlink(missing_ok=True)
+
+
+def release_results(prof) -> None:
+    """Free a stopped torch.profiler's results (its largest memory) and give the pages back."""
+    inner = getattr(prof, "profiler", None)
+    if inner is not None:
+        for attr in ("kineto_results", "_function_events", "_old_function_events"):
+            if hasattr(inner, attr):
+                setattr(inner, attr, None)
+    _budget.give_back_freed_memory()
 
 
 def keep_first(events: pd.DataFrame, memory: pd.DataFrame, bound: int):

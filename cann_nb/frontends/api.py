@@ -46,7 +46,8 @@ from ..collect.flags import MODE_ENV, MODES, choose, resolve_mode  # noqa: F401 
 
 # Memory per event: the peak RSS growth of a torch.profiler run per kept event, collection + conversion
 # (torch's own records, the exported trace text, the columnar tables): 2.37-2.43 KB measured at 40k-600k
-# events (benchmarks/monitoring.py --bytes-per-event). set_buffer_size(bytes) keeps bytes // this events.
+# events (benchmarks/monitoring.py --bytes-per-event). set_buffer_size(bytes) keeps bytes // this events
+# in the other collectors; torch's recording is bounded by the memory budget (collect/budget.py).
 BYTES_PER_EVENT = 2400
 
 
@@ -111,7 +112,8 @@ class Profiler:
 
     def __init__(self, output_path=None, name: str | None = None, collectors=None, memory: bool | None = None,
                  shapes: bool | None = None, mode: str | None = None, stack: bool | None = None,
-                 flops: bool | None = None, interval_ms: float = DEFAULT_INTERVAL_S * 1000, store: bool = True):
+                 flops: bool | None = None, interval_ms: float = DEFAULT_INTERVAL_S * 1000, store: bool = True,
+                 max_memory: int | None = None, max_events: int | None = None):
         from ..store import check_name, default_root
 
         self.mode = resolve_mode(mode)
@@ -119,6 +121,7 @@ class Profiler:
         if not interval_ms > 0:
             raise ValueError("interval_ms must be a positive number of milliseconds")
         self.options = CollectOptions(interval_s=interval_ms / 1000.0, **chosen)
+        self._set_budget(max_memory, max_events)
         if isinstance(collectors, str):
             collectors = [c.strip() for c in collectors.split(",") if c.strip()]
         if collectors is not None:
@@ -142,19 +145,29 @@ class Profiler:
         self._store = None
 
     # -- configuration ----------------------------------------------------------------------
-    def set_buffer_size(self, nbytes: int) -> int:
-        """Bound collector memory to about ``nbytes``: each collector keeps at most
-        ``nbytes // BYTES_PER_EVENT`` events (BYTES_PER_EVENT = 2400, measured); later ones are counted
-        in ``meta["dropped"]`` and reported (summary line, warning), never silently lost. Returns the
-        event bound.
+    def _set_budget(self, max_memory, max_events) -> None:
+        """The collection's memory budget (collect/budget.py); None keeps the default (sized from the
+        machine when each run starts)."""
+        if max_memory is not None:
+            if int(max_memory) <= 0:
+                raise ValueError("max_memory must be a positive number of bytes")
+            self.options.max_memory = int(max_memory)
+        if max_events is not None:
+            if int(max_events) <= 0:
+                raise ValueError("max_events must be at least 1")
+            self.options.max_events = self.options.buffer_events = int(max_events)
 
-        The host sampler (samples x metrics), custom metrics and the Python tracer stop recording at
-        the bound, so their memory is bounded while the code runs. torch.profiler cannot be told to
-        stop at a count: it records the whole run and the bound applies when its trace is converted
-        (what the Profile, the store and analysis hold); keep torch runs bounded by their length."""
+    def set_buffer_size(self, nbytes: int) -> int:
+        """Bound collector memory to about ``nbytes`` (the memory budget, as ``max_memory=``): torch's
+        recording pauses when what it recorded, once converted, would need ``nbytes`` (collect/budget.py;
+        ops after that moment are not recorded, the profile says from when and about how many), and each
+        other collector keeps at most ``nbytes // BYTES_PER_EVENT`` events (BYTES_PER_EVENT = 2400,
+        measured); later ones are counted in ``meta["dropped"]`` and reported (summary line, warning),
+        never silently lost. Returns the event bound of the other collectors."""
         nbytes = int(nbytes)
         if nbytes <= 0:
             raise ValueError("buffer size must be a positive number of bytes")
+        self.options.max_memory = nbytes
         self.options.buffer_events = max(nbytes // BYTES_PER_EVENT, 1)
         return self.options.buffer_events
 

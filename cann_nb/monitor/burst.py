@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import time
 
+from ..collect import budget
+
 
 def unsupported_reason() -> str | None:
     """None when all-thread bursts can run here, else why not."""
@@ -47,6 +49,7 @@ class Burst:
         self.t0_ns = 0
         self.start_perf_ns = self.stop_perf_ns = 0
         self.error: str | None = None
+        self.guard = None                 # the memory budget's watcher (collect/budget.py)
 
     def start(self) -> bool:
         """Claim the slot and start recording; False (nothing started) when torch is busy or fails."""
@@ -67,6 +70,9 @@ class Burst:
             with quiet_stderr():
                 self._prof.start()
             self.start_perf_ns = time.perf_counter_ns()
+            # [issue 19] the memory budget: past it the window thread is woken and ends the burst itself
+            self.guard = budget.Guard(budget.resolve(o).record_limit(o.shapes or o.flops, o.stack),
+                                      lambda full: None, self.t0_ns, notify=self._on_preempt).start()
             return True
         except Exception as exc:
             self.error = f"burst start failed: {type(exc).__name__}: {exc}"
@@ -81,6 +87,8 @@ class Burst:
         if self._prof is None or self.stop_perf_ns:
             return
         self.stop_perf_ns = time.perf_counter_ns()
+        if self.guard is not None:
+            self.guard.stop()
         try:
             with quiet_stderr():
                 self._prof.stop()
@@ -110,5 +118,7 @@ class Burst:
             prof = read_torch_trace(self._prof, self.t0_ns, self.options.stack, self.name)
         finally:
             self._prof = None
-        prof.events, prof.memory, dropped = keep_first(prof.events, prof.memory, self.options.buffer_events)
+        o = self.options
+        bound = min(int(o.buffer_events), budget.resolve(o).events_bound(o.shapes or o.flops, o.stack))
+        prof.events, prof.memory, dropped = keep_first(prof.events, prof.memory, bound)
         return prof, dropped

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .. import formatting as F
-from ..model import left_out
+from ..model import budget_note, left_out
 
 CELL_PREVIEW_LINES = 40
 
@@ -185,6 +185,8 @@ def display_notes(profile, state: dict, baseline_state: dict | None = None) -> l
         b = baseline_state
         notes.append(f"The baseline's timeline holds {b['n'] :,} of {b['n_total']:,} events (shortest left out).")
     dropped, skipped = left_out(profile.meta)
+    if budget_note(profile.meta):
+        notes.append("Truncated while collecting: " + budget_note(profile.meta) + ".")
     if dropped:
         notes.append("Not in the profile at all (dropped while collecting: the buffer was full): "
                      + ", ".join(f"{k} {int(v):,}" for k, v in dropped.items()) + ".")

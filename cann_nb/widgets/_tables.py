@@ -11,6 +11,7 @@ import pandas as pd
 
 from ..analyze.api import SHARES, hotspot_table, json_safe
 from ..analyze.comparison import VIEW_KEYS
+from ..model import budget_note
 
 GROUPINGS = ("name", "name+shapes", "module")
 TABLE_LIMIT = 5000  # rows per grouping shipped; the table says when more exist
@@ -97,6 +98,7 @@ def overview_payload(profile, ov: dict, findings: list[dict]) -> dict:
         "events": len(profile.events), "memory_rows": len(profile.memory),
         "counter_rows": len(profile.counters), "collectors": collectors,
         "devices_meta": meta.get("devices") or [], "dropped": meta.get("dropped") or {},
+        "budget_note": budget_note(meta),
         "wall_ns": ov["wall_ns"], "devices": ov["devices"], "peak_memory": ov["peak_memory_bytes"],
         "utilization": ov["utilization"], "shares": ov["shares"],
         "top": {k: top[k].tolist() for k in ("name", "cat", "self_ns", "share_pct")},

@@ -11,7 +11,7 @@ from html import escape
 from .. import formatting as F
 from ..analyze.api import SHARES, overview
 from ..analyze.comparison import BUCKETS, VIEW_KEYS, verdict_text
-from ..model import left_out
+from ..model import budget_note, left_out
 
 TOP = 10
 
@@ -34,6 +34,7 @@ def _facts(profile) -> dict:
         "peaks": ov["peak_memory_bytes"],
         "dropped": left_out(meta)[0],
         "skipped": left_out(meta)[1],
+        "budget": budget_note(meta),
         "top": ov["top_ops"],
     }
 
@@ -58,6 +59,8 @@ def summary_text(profile) -> str:
         lines.append(f"  collector {name}: {reason}")
     if f["dropped"]:
         lines.append("  dropped events (buffer full): " + ", ".join(f"{k} {v:,}" for k, v in f["dropped"].items()))
+    if f["budget"]:
+        lines.append(f"  truncated: {f['budget']}")
     if f["skipped"]:
         lines.append("  not imported, on purpose: " + ", ".join(f"{k} {v:,}" for k, v in f["skipped"].items()))
     if f["peaks"]:
@@ -94,6 +97,8 @@ def summary_html(profile) -> str:
     if f["dropped"]:
         parts.append("<div>dropped events (buffer full): "
                      + e(", ".join(f"{k} {v:,}" for k, v in f["dropped"].items())) + "</div>")
+    if f["budget"]:
+        parts.append(f'<div style="color:#9a6700">truncated: {e(f["budget"])}</div>')
     if f["skipped"]:
         parts.append("<div>not imported, on purpose: "
                      + e(", ".join(f"{k} {v:,}" for k, v in f["skipped"].items())) + "</div>")
