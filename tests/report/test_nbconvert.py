@@ -1,9 +1,10 @@
 """An executed notebook exported with nbconvert keeps a readable static view of the profile (the
 text/html fallback beside the widget), and ``%cann_report`` in a real kernel writes the report.
 
-The notebook is saved without widget state, as JupyterLab and VS Code save by default: nbconvert then
-renders each output's text/html. (With widget state saved, nbconvert prefers the widget view, which
-needs the widget manager from a CDN; see the report module's notes.)"""
+The notebook is saved without widget state here, as VS Code saves by default: nbconvert then renders
+each output's text/html. With widget state saved (nbclient, JupyterLab), nbconvert renders a widget
+output's widget view instead, which needs a CDN; the profiled cell's summary is therefore an output of
+its own: tests/browser/test_exported_notebook.py exports such a notebook and reads it offline."""
 
 from __future__ import annotations
 
