@@ -6,7 +6,7 @@ shared/docs/analysis-anchors.md (catalogue ids in brackets).
 
 from __future__ import annotations
 
-from . import compute, device, host, memory, roofline
+from . import call_sites, compute, device, host, memory, roofline
 from .base import METHOD_CP, METHOD_HEADROOM, Rule
 
 US, MS = 1_000, 1_000_000
@@ -20,6 +20,10 @@ RULES: tuple[Rule, ...] = (
     Rule("small_ops", "launch_overhead", "Many tiny ops back to back (per-element or batch-1 loops)", host.small_ops,
          {"short_ns": 30 * US, "gap_ns": 1 * MS, "min_run": 20, "min_pct": 10.0},
          "[B3] msprof op_schedule_advice (small-op storm), HTA launch stats (5-20 us launch cost)", METHOD_CP),
+    Rule("tiny_ops_by_line", "launch_overhead", "A Python line calling tiny ops element by element",
+         call_sites.tiny_ops_by_line, {"short_ns": 30 * US, "min_calls": 1000, "min_pct": 10.0},
+         "[B3] as small_ops, by call site: sampled lines (meta call_sites) x recorded tiny ops; holds on "
+         "profiles the memory budget truncated (issue 19)", METHOD_HEADROOM),
     Rule("launch_bound", "launch_overhead", "Kernels shorter than their launches", device.launch_bound,
          {"min_launches": 50, "short_share": 0.2, "min_pct": 3.0},
          "[B1/B2] HTA get_cuda_kernel_launch_stats (short kernels), XProf kernel launch 3 %/15 %", METHOD_CP,
