@@ -24,7 +24,8 @@ export function overview(ov, { onFinding, onOp, charts } = {}) {
   const bd = Object.entries(ov.devices || {});
   const pct = (x) => (x === null || x === undefined ? "–" : x.toFixed(1) + " %");
   const bdTable = h("table", { class: "cnb-table cnb-compact" },
-    h("thead", {}, h("tr", {}, ...["device", "busy", "busy share", "idle", "compute", "communication", "memcpy"].map((t) => h("th", { class: t === "device" ? "" : "num", text: t })))),
+    h("thead", {}, h("tr", {}, ...[["device"], ["busy"], ["share", "busy share of end-to-end"], ["idle"], ["compute"],
+      ["comm", "communication"], ["memcpy"]].map(([t, title]) => h("th", { class: t === "device" ? "" : "num", text: t, title: title || t })))),
     h("tbody", {}, ...bd.map(([dev, v]) => h("tr", {},
       h("td", { text: dev }), h("td", { class: "num", text: fmtNs(v.busy_ns) }), h("td", { class: "num", text: pct(v.busy_pct) }),
       h("td", { class: "num", text: fmtNs(v.idle_ns) }), h("td", { class: "num", text: fmtNs(v.compute_ns) }),
