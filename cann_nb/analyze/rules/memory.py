@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import classify as C
 from ..memory import fragmentation, memory_churn, memory_growth, peak_memory
 from ... import formatting as F
 from .base import METHOD_CP, make_finding, pct, replay_gain, top_names
-from .compute import ALLOC_OP_RE, _outer, _tasks_of, _time_of
+from .compute import ALLOC_OP_RE, _factor_gain, _outer, _tasks_of, _time_of
 
 I64 = np.int64
 
@@ -121,3 +123,78 @@ def fragmentation_rule(ctx, th):
             evidence={"device": dev, **f},
             suggestion=("Reduce fragmentation: PYTORCH_CUDA_ALLOC_CONF / PYTORCH_NPU_ALLOC_CONF="
                         "expandable_segments:True (or max_split_size_mb), keep tensor sizes stable."))
+
+
+def large_temporaries(ctx, th):
+    """Ops that allocate large fresh outputs over and over (``c = a * b; c = c + s; c = c * 0.5`` on big
+    tensors): the bytes allocated are many times the live memory, and each fresh buffer pays the
+    allocator and first-touch page faults before the op's own work. Reasoned from the memory table
+    (bytes allocated per op against the live peak) and the machine's measured cost per fresh byte
+    (analyze/first_touch.py). Gain: replay with each such op shortened by that cost (in place / out=)."""
+    from ..first_touch import fresh_cost_ns, per_byte_cost
+    mem = ctx.profile.memory
+    if not len(mem) or "event_id" not in mem.columns:
+        return
+    delta = mem["delta_bytes"].to_numpy(dtype=float)
+    row = ctx.pos.get_indexer(mem["event_id"].to_numpy())
+    big = (delta >= th["min_bytes"]) & (row >= 0)
+    if not big.any():
+        return
+    row, nbytes = row[big], delta[big]
+    host = ctx.is_host[row] & ~ctx.flag(ALLOC_OP_RE)[row]      # explicit zeros/empty calls: alloc_churn's
+    row, nbytes = row[host], nbytes[host]
+    if not len(row):
+        return
+    # each allocation belongs to the outermost op around it: the call the user wrote
+    owner = _owner_of(ctx, row)
+    live = float(mem["allocated_bytes"].max()) if mem["allocated_bytes"].notna().any() else math.nan
+    total = float(nbytes.sum())
+    calls = np.unique(owner)
+    if len(calls) < th["min_count"] or not (total >= th["churn_ratio"] * live):
+        return
+    table = per_byte_cost(ctx.meta)
+    cost = fresh_cost_ns(nbytes, table) if table else np.full(len(nbytes), math.nan)
+    if not np.isfinite(cost).any():
+        gain, conf, fault_ns = math.nan, math.nan, math.nan
+    else:
+        per_owner = np.bincount(np.searchsorted(calls, owner), weights=np.nan_to_num(cost), minlength=len(calls))
+        per_owner = np.minimum(per_owner, 0.9 * ctx.dur[calls])   # the op's own work stays
+        fault_ns = float(per_owner.sum())
+        if pct(fault_ns, ctx.wall) < th["min_pct"]:
+            return
+        factor = np.ones(ctx.n)
+        factor[calls] = 1.0 - per_owner / np.maximum(ctx.dur[calls], 1)
+        gain, conf = _factor_gain(ctx, calls, factor)
+    counts = np.bincount(ctx.name_code[calls])
+    n_iter = max(int(counts[counts > 0].min()), 1)   # each op of the loop body runs once per iteration
+    names = top_names(ctx, calls, 4)
+    title = (f"{len(calls):,} out-of-place ops allocate {F.nbytes(total)} of fresh tensors ({F.nbytes(total / n_iter)} "
+             f"per iteration, {total / live:.0f}x the live peak of {F.nbytes(live)})")
+    yield make_finding(
+        ctx, "large_temporaries", "memory", title,
+        evidence={"calls": int(len(calls)), "bytes_allocated": total, "live_peak_bytes": live,
+                  "bytes_per_iteration": total / n_iter, "fresh_cost_ns": fault_ns,
+                  "ns_per_fresh_byte": table and {str(k): v for k, v in table.items()}},
+        ops=names,
+        suggestion=("Reuse the buffers: write in place (c.mul_(b), c.add_(s)) or into a preallocated output "
+                    "(torch.mul(a, b, out=c)), so the loop allocates nothing; large fresh tensors pay the "
+                    "allocator and a page fault per 4 KiB page on first write."),
+        gain_ns=gain, method=METHOD_CP + " (each op less the measured cost of its fresh bytes)",
+        confidence=conf * 0.6 if conf == conf else conf, rows=calls, affected_ns=fault_ns)
+
+
+def _owner_of(ctx, rows) -> np.ndarray:
+    """The outermost host op enclosing each row (itself when it has no op ancestor)."""
+    is_op = ctx.role == C.R["op"]
+    out = np.asarray(rows, dtype=I64).copy()
+    cur = out.copy()
+    for _ in range(64):
+        par = ctx.rows_of_parent[cur]
+        step = par >= 0
+        if not step.any():
+            break
+        cur = np.where(step, par, cur)
+        out = np.where(step & is_op[np.maximum(par, 0)], par, out)
+        if not (ctx.rows_of_parent[cur[step]] >= 0).any():
+            break
+    return out

@@ -68,6 +68,10 @@ RULES: tuple[Rule, ...] = (
     Rule("alloc_churn", "memory", "Fresh tensors allocated every iteration", memory.alloc_churn,
          {"min_count": 3, "min_pct": 5.0},
          "[E2] msprof-analyze memory checker (alloc/free time), XProf allocs vs deallocs", METHOD_CP),
+    Rule("large_temporaries", "memory", "Large fresh tensors allocated over and over by out-of-place ops",
+         memory.large_temporaries, {"min_bytes": 1024 ** 2, "min_count": 3, "churn_ratio": 3.0, "min_pct": 5.0},
+         "[E2] msprof-analyze memory checker (alloc/free), XProf allocs vs deallocs; cost per fresh byte measured "
+         "on the machine (analyze/first_touch.py)", METHOD_CP, ("memory",)),
     Rule("allocator_calls", "memory", "Device allocator calls", device.allocator_calls,
          {"per_step_ns": 10 * MS, "min_pct": 3.0}, "[E2] msprof-analyze memory checker (>= 10 ms per step)",
          METHOD_CP, ("device",)),
