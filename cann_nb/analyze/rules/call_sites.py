@@ -93,7 +93,8 @@ def tiny_ops_by_line(ctx, th):
     names = base.top_names(ctx, rows, 3)
     mean = float(ctx.dur[rows].mean())
     where = f"{os.path.basename(str(line['file']))}:{line['line']}"
-    title = (f"Line {where} calls tiny ops one element at a time: ~{calls:,.0f} calls of {F.ns(mean)} "
+    approx = "at least " if "lower bound" in how else "~"
+    title = (f"Line {where} calls tiny ops one element at a time: {approx}{calls:,.0f} calls of {F.ns(mean)} "
              f"({', '.join(names)}), {100 * share:.0f}% of the run")
     code = line.get("code") or ""
     sugg = (f"Vectorise line {where}{f' ({code})' if code else ''}: operate on the whole tensor at once "
