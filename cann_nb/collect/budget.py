@@ -221,7 +221,8 @@ class Guard:
                 self.sampler.sample(recording=not self._done)
             growth = in_use()[0] - self.base
             self.peak_growth = max(self.peak_growth, growth)
-            want = 2 if growth >= HARD_FACTOR * self.limit else 1 if growth >= self.limit else 0
+            # a full stop only once a pause is done and the memory still grows (allocation events)
+            want = 2 if growth >= HARD_FACTOR * self.limit and self._done else 1 if growth >= self.limit else 0
             if want > max(self._due, self._done):
                 if self.reached_ns is None:
                     self.reached_ns, self.growth_at_reach = time.time_ns() - self.t0_ns, growth
