@@ -533,32 +533,62 @@ class Session(Mapping):
         profile.meta["version"] = version
         self._cache[name] = profile
 
-    def add_group(self, name: str, profiles: dict, meta: dict | None = None) -> str:
-        """Persist one profile per rank as a group ``name`` (partitioned ``rank=N``), atomically."""
+    def add_group(self, name: str, profiles, meta: dict | None = None) -> str:
+        """Persist one profile per rank as a group ``name`` (partitioned ``rank=N``), atomically.
+
+        ``profiles``: rank -> Profile, or an iterable of (rank, Profile) pairs that is consumed one rank at
+        a time: each is written into the temp dir and let go before the next is taken, so a streamed
+        import holds one rank, not all (only each rank's meta dict is kept). ``meta`` and the ranks' metas
+        are read after the last rank, so a stream may still complete them (the world size). A failure
+        anywhere in the stream leaves the store as it was, like any write."""
         self.flush()
         name = check_name(name)
-        ranks = sorted(int(r) for r in profiles)
+        pairs = iter(profiles.items() if isinstance(profiles, Mapping) else profiles)
+        metas: dict[int, dict] = {}
+        source_errors = []
 
         def write(tmp: Path) -> None:
-            for rank in ranks:
-                p = profiles[rank]
-                p.meta.update(name=f"{name}/rank={rank}", rank=rank, group=name)
-                p.meta["counts"] = {t: int(len(getattr(p, t))) for t in TABLES}
-                sub = tmp / f"rank={rank}"
-                sub.mkdir()
-                write_profile_dir(p, sub)
+            try:
+                while True:
+                    try:
+                        rank, p = next(pairs)
+                    except StopIteration:
+                        break
+                    except Exception as exc:   # the stream's own (a bad trace): raised as it is, below
+                        source_errors.append(exc)
+                        raise
+                    rank = int(rank)
+                    if rank in metas:
+                        raise ValueError(f"rank {rank} was given twice")
+                    p.meta.update(name=f"{name}/rank={rank}", rank=rank, group=name)
+                    p.meta["counts"] = {t: int(len(getattr(p, t))) for t in TABLES}
+                    sub = tmp / f"rank={rank}"
+                    sub.mkdir()
+                    write_profile_dir(p, sub)
+                    metas[rank] = p.meta
+                    del p   # before the stream makes the next rank: one rank in memory at a time
+            finally:
+                close = getattr(pairs, "close", None)
+                if close is not None:   # a generator left early (an error): its workers stop now
+                    close()
 
         def finish(tmp: Path, version: int) -> None:
+            ranks = sorted(metas)
             for rank in ranks:
-                profiles[rank].meta["version"] = version
-                _write_json(tmp / f"rank={rank}" / META_FILE, profiles[rank].meta)
+                metas[rank]["version"] = version
+                _write_json(tmp / f"rank={rank}" / META_FILE, metas[rank])
                 _fsync_dir(tmp / f"rank={rank}")
             group_meta = {**(meta or {}), "name": name, "version": version, "ranks": ranks,
-                          "counts": {"events": int(sum(len(profiles[r].events) for r in ranks))}}
-            group_meta.setdefault("created", next(iter(profiles.values())).meta.get("created") if profiles else None)
+                          "counts": {"events": int(sum(metas[r]["counts"]["events"] for r in ranks))}}
+            group_meta.setdefault("created", metas[ranks[0]].get("created") if ranks else None)
             _write_json(tmp / GROUP_FILE, group_meta)
 
-        self._write_atomically(name, write, finish)
+        try:
+            self._write_atomically(name, write, finish)
+        except StoreError:
+            if source_errors:   # the store is as it was; the import's error names the file and the place
+                raise source_errors[0] from None
+            raise
         self._cache.pop(name, None)
         return name
 

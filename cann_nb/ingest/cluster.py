@@ -3,6 +3,10 @@
 A cluster folder holds one profile per rank: Ascend ``rank*_ascend_pt`` folders (found by the Ascend
 importer) or Kineto traces (``*.json``/``*.json.gz``), whose rank comes from ``distributedInfo`` near the
 top of the file, else from a ``rank``/``worker`` number in the file name, else from their order.
+
+``stream_ranks`` imports them as a stream, (rank, Profile) pairs handed on as each is read, with at most
+``workers`` imported ranks held at once: ``cann-nb import`` writes each into the store's group and lets it
+go, so its memory does not grow with the rank count. ``import_ranks`` keeps them all (``cann_nb.load``).
 """
 
 from __future__ import annotations
@@ -10,7 +14,8 @@ from __future__ import annotations
 import gzip
 import os
 import re
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Iterator
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from multiprocessing import get_context
 from pathlib import Path
 
@@ -74,27 +79,64 @@ def _load_one(path: str):
 
 def import_ranks(items: list[tuple[int, Path]], workers: int | None = None, progress: bool = True) -> dict:
     """rank -> Profile, imported in parallel processes (``workers`` = 1 imports in this process)."""
+    return dict(stream_ranks(items, workers=workers, progress=progress))
+
+
+def stream_ranks(items: list[tuple[int, Path]], workers: int | None = None, progress: bool = True,
+                 group_meta: dict | None = None) -> Iterator[tuple[int, object]]:
+    """(rank, Profile) for every rank, in the order they finish importing, in parallel processes
+    (``workers`` = 1: in this process). At most ``workers`` imported profiles wait here at once, so the
+    caller that lets each go holds memory for a few ranks whatever their number.
+
+    Each rank's ``meta`` gets ``rank`` and ``world_size``. The world size is known only once every rank is
+    read (the largest a rank states, else the rank count): after the last rank, every handed-out meta
+    and ``group_meta`` are set to it (``Session.add_group`` writes the metas after its last rank)."""
     workers = workers or min(len(items), os.cpu_count() or 1)
+    metas = []
     bar = _progress(len(items), "ranks", progress)
-    results = {}
     try:
-        if workers <= 1 or len(items) <= 1:
-            for rank, p in items:
-                results[rank] = _load_one(str(p))
-                bar.update(1)
-        else:
-            # spawn: forking a kernel process with live threads (zmq, samplers) is not safe
-            with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
-                futures = {pool.submit(_load_one, str(p)): rank for rank, p in items}
-                for fut, rank in futures.items():
-                    results[rank] = fut.result()
-                    bar.update(1)
+        for rank, profile in _imported(items, workers):
+            profile.meta["rank"] = int(rank)
+            profile.meta.setdefault("world_size", len(items))
+            metas.append(profile.meta)   # a small dict: the profile itself is let go by the caller
+            bar.update(1)
+            yield int(rank), profile
+            del profile
     finally:
         bar.close()
-    for rank, profile in results.items():
-        profile.meta["rank"] = int(rank)
-        profile.meta.setdefault("world_size", len(items))
-    return results
+    world = max((m.get("world_size") or 0 for m in metas), default=0) or len(items)
+    for m in metas:
+        m["world_size"] = world
+    if group_meta is not None:
+        group_meta["world_size"] = world
+
+
+def _imported(items, workers: int):
+    if workers <= 1 or len(items) <= 1:
+        for rank, p in items:
+            yield rank, _load_one(str(p))
+        return
+    # spawn: forking a kernel process with live threads (zmq, samplers) is not safe
+    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
+        todo, running = iter(items), {}
+
+        def refill():   # at most `workers` ranks in flight or waiting: a finished one holds its profile
+            for rank, p in todo:
+                running[pool.submit(_load_one, str(p))] = rank
+                if len(running) >= workers:
+                    return
+
+        refill()
+        while running:
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            while done:
+                fut = done.pop()
+                rank = running.pop(fut)
+                profile = fut.result()
+                del fut   # the future holds the result too
+                refill()
+                yield rank, profile
+                del profile
 
 
 class _NoBar:

@@ -152,8 +152,15 @@ def store_root(profile) -> Path | None:
 def import_into_store(path, session: Session, name: str | None = None, *, workers: int | None = None,
                       progress: bool = True):
     """``load(path)`` and add it to ``session`` under ``name`` (default: the profile's own name, else
-    the path's; made a safe directory name). A folder of ranks becomes a group. Returns what was
-    stored: the Profile (with ``meta["stored_at"]``) or the stored ProfileGroup."""
+    the path's; made a safe directory name). A folder of ranks (or a stored group) becomes a group,
+    streamed: each rank is read, written into the group and let go, so memory does not grow with the
+    rank count; the group appears whole or not at all. Returns what was stored: the Profile (with
+    ``meta["stored_at"]``) or the stored ProfileGroup."""
+    streamed = _stream_group(Path(path), workers, progress)
+    if streamed is not None:
+        own_name, ranks, meta = streamed
+        name = default_name(Path(name or own_name))
+        return session[session.add_group(name, ranks, meta)]
     obj = load(path, workers=workers, progress=progress)
     name = default_name(Path(name or obj.name or os.fspath(path)))
     if isinstance(obj, ProfileGroup):
@@ -161,6 +168,24 @@ def import_into_store(path, session: Session, name: str | None = None, *, worker
     stored = session.add(obj, name)
     obj.meta["stored_at"] = str(session.path(stored))
     return obj
+
+
+def _stream_group(path: Path, workers, progress):
+    """(its name, a stream of (rank, Profile), the group's meta) when ``path`` is a folder of ranks or a
+    stored group, else None. Nothing is read yet but the ranks' names."""
+    if is_group_dir(path):
+        group = ProfileGroup(path)
+        meta = {k: v for k, v in group.meta.items() if k not in ("name", "version", "ranks", "counts")}
+        return group.name, ((r, read_profile_dir(path / f"rank={r}")) for r in group.ranks), meta
+    if not path.is_dir() or is_profile_dir(path):
+        return None
+    from .cluster import find_ranks, stream_ranks
+
+    ranks = find_ranks(path)
+    if len(ranks) < 2:
+        return None
+    meta = {"world_size": len(ranks), "source": {"kind": "import", "path": str(path.resolve())}}
+    return path.name, stream_ranks(ranks, workers=workers, progress=progress, group_meta=meta), meta
 
 
 def _load_path(path: Path):
