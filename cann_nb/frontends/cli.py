@@ -153,7 +153,8 @@ def _parser() -> argparse.ArgumentParser:
     rp = sub.add_parser("report", help="write a self-contained HTML report of a profile (or of a comparison)",
                         description="Write one self-contained HTML file (no network needed to open it). With "
                                     "--baseline, the report covers the comparison baseline -> PROFILE.")
-    rp.add_argument("profile", help="profile directory, importable trace/folder, or a name in the store")
+    rp.add_argument("profile", help="profile directory, importable trace/folder, or a name in the store; a group "
+                                    "of ranks (stored, or a folder of ranks) gives the cluster report")
     rp.add_argument("-o", "--output", default=None, metavar="FILE.html", help="output file (default: NAME.html)")
     rp.add_argument("--against", "--baseline", dest="baseline", default=None, metavar="PROFILE",
                     help="compare with this profile (the before side)")
@@ -510,7 +511,13 @@ def _cmd_report(args) -> int:
 
     from ..ingest.load import resolve
     from ..report import write_report
+    from .cluster import cluster, names_group
 
+    if names_group(args.profile, args.store) and not args.baseline:   # a group of ranks: the cluster report
+        res = cluster(args.profile, store=args.store)
+        out = Path(args.output or f"{res.group.get('name') or 'cluster'}.html")
+        print(write_report(res, out, title=args.title))
+        return 0
     profile = resolve(args.profile, args.store)
     base = resolve(args.baseline, args.store) if args.baseline else None
     out = Path(args.output or f"{profile.name or 'report'}.html")

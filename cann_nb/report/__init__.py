@@ -7,7 +7,9 @@ reports (one file that opens offline, from disk, in any modern browser):
     html = report_html(profile, title="ResNet step")         # the same page as a string
 
 ``profile`` and ``against`` take a Profile, a stored profile directory or importable trace, or a name in
-the session store; ``profile`` may also be a ``Comparison`` (``cann_nb.compare(a, b)``). The same
+the session store; ``profile`` may also be a ``Comparison`` (``cann_nb.compare(a, b)``), or a group of
+ranks (a ProfileGroup, a stored group, a folder of ranks, or ``cann_nb.cluster(GROUP)``'s ClusterResult:
+the cluster report, cluster.py). The same
 function backs ``Profile.to_html(path)``, ``%cann_report NAME -o report.html`` and
 ``python -m cann_nb report``. What a report holds and how it stays safe: build.py and sections.py.
 """

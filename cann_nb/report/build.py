@@ -81,7 +81,11 @@ def report_html(profile, *, against=None, title: str | None = None, findings=Non
     from .. import __version__ as version
     from ..analyze.comparison import compare, labels
     from ..widgets.standalone import page_html
+    from .cluster import as_cluster, cluster_report_html
 
+    group = as_cluster(profile, store) if against is None else None
+    if group is not None:   # a group of ranks (or its ClusterResult): the cluster report
+        return cluster_report_html(group, title=title)
     profile, baseline, cmp = _subjects(profile, against, store)
     if baseline is not None and cmp is None:
         cmp = compare(baseline, profile)
