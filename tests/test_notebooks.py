@@ -14,7 +14,7 @@ from nbclient import NotebookClient
 import cann_nb
 
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
-NEEDS_REAL_DATA = {"03-ascend-profile.ipynb"}   # reads the shared sample data (DESIGN.md)
+NEEDS_REAL_DATA = {"03-ascend-profile.ipynb", "06-clusters.ipynb"}   # read the shared sample data (DESIGN.md)
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
