@@ -56,3 +56,7 @@ class ProfileNotFound(CannNbError, LookupError):
 class NotOneProfile(CannNbError, ValueError):
     """One profile was needed but what was typed names several: a multi-rank group or a whole store;
     the message names one of them to give instead."""
+
+
+class InputError(CannNbError, ValueError):
+    """Bad input typed by a user (a limit, a size, a flag's value): the message names the bad token."""

@@ -7,7 +7,11 @@ users are parsed elsewhere (``check``), where kB/MB/GB are decimal and KiB/MiB/G
 
 from __future__ import annotations
 
+import difflib
 import math
+import re
+
+from .errors import InputError
 
 
 def _finite(x) -> bool:
@@ -89,3 +93,88 @@ def table(rows: list[list[str]], header: list[str], right: set[int] | None = Non
 def clip(text: str, width: int = 60) -> str:
     text = str(text)
     return text if len(text) <= width else text[: width - 1] + "\u2026"
+
+
+# Units users type (check limits, --max-memory): kB/MB/GB are decimal, KiB/MiB/GiB binary, as written.
+TIME_UNITS = {"ns": 1.0, "us": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9}
+SIZE_UNITS = {"B": 1.0, "kB": 1e3, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12,
+              "KiB": 1024.0, "MiB": 1024.0 ** 2, "GiB": 1024.0 ** 3, "TiB": 1024.0 ** 4}
+_QTY_RE = re.compile(r"^(?P<num>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s?(?P<unit>[^\s\d.][^\s]*)?$")
+
+
+# -- reading quantities typed by users ------------------------------------------------------------------------------------------
+def _unit_list(units) -> str:
+    names = [u for u in units if u not in ("µs", "KB")]
+    return ", ".join(names[:-1]) + " or " + names[-1]
+
+
+def parse_quantity(text, kinds=("time",), what: str = "value") -> tuple[float, str]:
+    """Parse ``text`` strictly as one of ``kinds`` (time -> ns, size -> bytes, percent -> %, number).
+    Returns (value, kind). Raises InputError naming the bad token."""
+    raw = str(text)
+    s = raw.strip()
+    if not s:
+        raise InputError(f"{what}: empty value; expected e.g. {_example(kinds)}")
+    if s.startswith(("-", "+")):
+        raise InputError(f"{what} {raw!r}: the sign {s[0]!r} is not allowed; limits are positive amounts")
+    m = _QTY_RE.match(s)
+    if not m:
+        num = re.match(r"(\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", s)
+        if not num:
+            raise InputError(f"{what} {raw!r}: {s.split()[0]!r} is not a number; expected e.g. {_example(kinds)}")
+        rest = s[num.end():].strip()
+        raise InputError(f"{what} {raw!r}: cannot read {rest!r} after the number {num.group(0)}; expected a "
+                              f"number and one unit, e.g. {_example(kinds)}")
+    value = float(m.group("num"))
+    unit = m.group("unit")
+    if not math.isfinite(value):
+        raise InputError(f"{what} {raw!r}: not a finite number")
+    if unit is None:
+        if "number" in kinds:
+            return value, "number"
+        raise InputError(f"{what} {raw!r}: missing unit; write e.g. {_example(kinds)} "
+                              f"(units: {_accepted(kinds)})")
+    if "time" in kinds and unit in TIME_UNITS:
+        return value * TIME_UNITS[unit], "time"
+    if "size" in kinds and unit in SIZE_UNITS:
+        return value * SIZE_UNITS[unit], "size"
+    if "percent" in kinds and unit == "%":
+        return value, "percent"
+    known = {**{u: "time" for u in TIME_UNITS}, **{u: "size" for u in SIZE_UNITS}, "%": "percent"}
+    if unit in known:
+        raise InputError(f"{what} {raw!r}: unit {unit!r} is a {known[unit]} unit, but {what} takes "
+                              f"{_accepted(kinds)}")
+    same_case = [u for u in known if u.lower() == unit.lower()]
+    hint = same_case or difflib.get_close_matches(unit, list(known), n=1)
+    raise InputError(f"{what} {raw!r}: unknown unit {unit!r}"
+                          + (f" (did you mean {hint[0]!r}? units are case-sensitive)" if same_case else
+                             f" (did you mean {hint[0]!r}?)" if hint else "") + f"; use {_accepted(kinds)}")
+
+
+def _accepted(kinds) -> str:
+    parts = []
+    if "time" in kinds:
+        parts.append(_unit_list(TIME_UNITS))
+    if "size" in kinds:
+        parts.append(_unit_list(SIZE_UNITS))
+    if "percent" in kinds:
+        parts.append("%")
+    if "number" in kinds:
+        parts.append("a plain number")
+    return "; ".join(parts)
+
+
+def _example(kinds) -> str:
+    return {"time": "200ms", "size": "2GB", "percent": "10%", "number": "42"}[kinds[0]]
+
+
+def parse_time(text, what: str = "time") -> float:
+    return parse_quantity(text, ("time",), what)[0]
+
+
+def parse_size(text, what: str = "size") -> float:
+    return parse_quantity(text, ("size",), what)[0]
+
+
+def parse_percent(text, what: str = "percentage") -> float:
+    return parse_quantity(text, ("percent",), what)[0]

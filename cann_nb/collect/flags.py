@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 
 from .. import collect
+from ..errors import InputError
 from .base import DEFAULT_INTERVAL_S, CollectOptions
 
 # what each mode turns on; flags given explicitly (--no-shapes, Profiler(shapes=False)) win over it
@@ -113,11 +114,11 @@ def _check_budget(args) -> None:
     """--max-memory as bytes (decimal kB/MB/GB or binary KiB/MiB/GiB, as ``check`` reads sizes)."""
     raw = getattr(args, "max_memory", None)
     if isinstance(raw, str):
-        from ..frontends.check import CheckInputError, parse_size   # the one reader of sizes
+        from ..formatting import parse_size   # the one reader of sizes
 
         try:
             args.max_memory = int(parse_size(raw, "--max-memory"))
-        except CheckInputError as exc:
+        except InputError as exc:
             raise FlagError(str(exc)) from None
         if args.max_memory < 1:
             raise FlagError("--max-memory must be a positive size, e.g. 4GB")

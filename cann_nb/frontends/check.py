@@ -61,99 +61,19 @@ import numpy as np
 
 from ..analyze import significance as sig
 from .. import formatting as F
-from ..errors import CannNbError
+from ..errors import CannNbError, InputError
+from ..formatting import SIZE_UNITS, TIME_UNITS, parse_percent, parse_quantity, parse_size, parse_time  # noqa: F401
 from ..model import counter_kind
 
-TIME_UNITS = {"ns": 1.0, "us": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9}
-SIZE_UNITS = {"B": 1.0, "kB": 1e3, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12,
-              "KiB": 1024.0, "MiB": 1024.0 ** 2, "GiB": 1024.0 ** 3, "TiB": 1024.0 ** 4}
 STEP_METRICS = {"step_p50": 50.0, "step_p99": 99.0}
 MIN_EFFECT_PCT = 5.0   # first (cold) steps differing by more than this share of the baseline: untestable
 AGGREGATES = ("mean", "max", "min", "last")
-_QTY_RE = re.compile(r"^(?P<num>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s?(?P<unit>[^\s\d.][^\s]*)?$")
 _AGG_RE = re.compile(r"^(?P<agg>mean|max|min|last)\((?P<name>.+)\)$")
 
 
-class CheckInputError(CannNbError, ValueError):
-    """Bad input or usage for a check (exit code 2): the message names the bad token or file."""
-
-
-# -- units ------------------------------------------------------------------------------------------
-def _unit_list(units) -> str:
-    names = [u for u in units if u not in ("µs", "KB")]
-    return ", ".join(names[:-1]) + " or " + names[-1]
-
-
-def parse_quantity(text, kinds=("time",), what: str = "value") -> tuple[float, str]:
-    """Parse ``text`` strictly as one of ``kinds`` (time -> ns, size -> bytes, percent -> %, number).
-    Returns (value, kind). Raises CheckInputError naming the bad token."""
-    raw = str(text)
-    s = raw.strip()
-    if not s:
-        raise CheckInputError(f"{what}: empty value; expected e.g. {_example(kinds)}")
-    if s.startswith(("-", "+")):
-        raise CheckInputError(f"{what} {raw!r}: the sign {s[0]!r} is not allowed; limits are positive amounts")
-    m = _QTY_RE.match(s)
-    if not m:
-        num = re.match(r"(\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", s)
-        if not num:
-            raise CheckInputError(f"{what} {raw!r}: {s.split()[0]!r} is not a number; expected e.g. {_example(kinds)}")
-        rest = s[num.end():].strip()
-        raise CheckInputError(f"{what} {raw!r}: cannot read {rest!r} after the number {num.group(0)}; expected a "
-                              f"number and one unit, e.g. {_example(kinds)}")
-    value = float(m.group("num"))
-    unit = m.group("unit")
-    if not math.isfinite(value):
-        raise CheckInputError(f"{what} {raw!r}: not a finite number")
-    if unit is None:
-        if "number" in kinds:
-            return value, "number"
-        raise CheckInputError(f"{what} {raw!r}: missing unit; write e.g. {_example(kinds)} "
-                              f"(units: {_accepted(kinds)})")
-    if "time" in kinds and unit in TIME_UNITS:
-        return value * TIME_UNITS[unit], "time"
-    if "size" in kinds and unit in SIZE_UNITS:
-        return value * SIZE_UNITS[unit], "size"
-    if "percent" in kinds and unit == "%":
-        return value, "percent"
-    known = {**{u: "time" for u in TIME_UNITS}, **{u: "size" for u in SIZE_UNITS}, "%": "percent"}
-    if unit in known:
-        raise CheckInputError(f"{what} {raw!r}: unit {unit!r} is a {known[unit]} unit, but {what} takes "
-                              f"{_accepted(kinds)}")
-    same_case = [u for u in known if u.lower() == unit.lower()]
-    hint = same_case or difflib.get_close_matches(unit, list(known), n=1)
-    raise CheckInputError(f"{what} {raw!r}: unknown unit {unit!r}"
-                          + (f" (did you mean {hint[0]!r}? units are case-sensitive)" if same_case else
-                             f" (did you mean {hint[0]!r}?)" if hint else "") + f"; use {_accepted(kinds)}")
-
-
-def _accepted(kinds) -> str:
-    parts = []
-    if "time" in kinds:
-        parts.append(_unit_list(TIME_UNITS))
-    if "size" in kinds:
-        parts.append(_unit_list(SIZE_UNITS))
-    if "percent" in kinds:
-        parts.append("%")
-    if "number" in kinds:
-        parts.append("a plain number")
-    return "; ".join(parts)
-
-
-def _example(kinds) -> str:
-    return {"time": "200ms", "size": "2GB", "percent": "10%", "number": "42"}[kinds[0]]
-
-
-def parse_time(text, what: str = "time") -> float:
-    return parse_quantity(text, ("time",), what)[0]
-
-
-def parse_size(text, what: str = "size") -> float:
-    return parse_quantity(text, ("size",), what)[0]
-
-
-def parse_percent(text, what: str = "percentage") -> float:
-    return parse_quantity(text, ("percent",), what)[0]
+# Bad input or usage for a check (exit code 2): the message names the bad token or file. The same
+# error as a bad quantity anywhere (formatting.parse_quantity): one kind of "you typed it wrong".
+CheckInputError = InputError
 
 
 # -- metrics ----------------------------------------------------------------------------------------
