@@ -33,7 +33,7 @@ SCALAR_LOOP = textwrap.dedent("""\
     print("total", round(total, 3))
     """)
 MEASURE = textwrap.dedent("""\
-    import os, resource, runpy, sys
+    import os, runpy, sys
     sys.argv = sys.argv[1:]
     code = 0
     try:
@@ -41,7 +41,10 @@ MEASURE = textwrap.dedent("""\
             else runpy.run_path(sys.argv[0], run_name="__main__")
     except SystemExit as exc:
         code = exc.code or 0
-    print("PEAK_RSS", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, file=sys.stderr)
+    # VmHWM, not ru_maxrss: Linux carries ru_maxrss over fork and exec (a child of a big pytest process
+    # would report its parent's size)
+    peak = next(int(l.split()[1]) * 1024 for l in open("/proc/self/status") if l.startswith("VmHWM:"))
+    print("PEAK_RSS", peak, file=sys.stderr)
     sys.exit(code)
     """)
 

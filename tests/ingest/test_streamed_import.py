@@ -24,7 +24,7 @@ MAX_GROWTH_PER_RANK = 256 * 1024   # bytes of peak RSS per extra rank; one rank 
 # peak RSS of a fresh process importing FOLDER into STORE: streamed (cann-nb import's path) or held (every
 # rank loaded first, then stored: what the import did before, as the control that the measure can see growth)
 CHILD = """
-import resource, sys
+import sys
 from cann_nb.ingest.load import import_into_store, load
 from cann_nb.store import Session
 folder, store, mode = sys.argv[1:4]
@@ -33,7 +33,9 @@ if mode == "stream":
 else:
     g = load(folder, workers=1, progress=False)
     Session(store).add_group("held", {r: g[r] for r in g.ranks}, g.meta)
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
+# VmHWM, not getrusage's ru_maxrss: Linux carries ru_maxrss over fork and exec, so a child of a big
+# pytest process would report its parent's size
+print(next(int(l.split()[1]) * 1024 for l in open("/proc/self/status") if l.startswith("VmHWM:")))
 """
 
 
