@@ -81,3 +81,17 @@ def test_fresh_cost_uses_the_size_class_at_or_below():
     table = {MIB: 0.3, 64 * MIB: 0.2}
     got = first_touch.fresh_cost_ns(np.array([512 * 1024, 2 * MIB, 128 * MIB]), table)
     assert got[0] == 0 and got[1] == pytest.approx(0.3 * 2 * MIB) and got[2] == pytest.approx(0.2 * 128 * MIB)
+
+
+def test_an_allocation_inside_an_op_belongs_to_the_op(measured):
+    """clone() allocates its output in the aten::empty_strided it calls: the clone is the user's call."""
+    prof = temporaries_loop()
+    ev = prof.events.copy()
+    ev["name"] = ev["name"].astype(str).replace({"aten::mul": "aten::clone", "aten::add": "aten::clone"})
+    kids = ev.assign(id=ev["id"] + 1000, name="aten::empty_strided", parent=ev["id"], depth=1,
+                     start_ns=ev["start_ns"] + 5, dur_ns=1_000)
+    mem = prof.memory.copy()
+    mem.loc[mem["event_id"] >= 0, "event_id"] += 1000
+    moved = Profile(pd.concat([ev, kids], ignore_index=True), mem, meta=prof.meta)
+    churn = [f for f in findings(moved) if f.rule == "large_temporaries"]
+    assert churn and churn[0].ops == ("aten::clone",)

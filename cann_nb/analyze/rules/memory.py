@@ -141,12 +141,15 @@ def large_temporaries(ctx, th):
     if not big.any():
         return
     row, nbytes = row[big], delta[big]
-    host = ctx.is_host[row] & ~ctx.flag(ALLOC_OP_RE)[row]      # explicit zeros/empty calls: alloc_churn's
+    host = ctx.is_host[row]
     row, nbytes = row[host], nbytes[host]
+    # each allocation belongs to the outermost op around it: the call the user wrote (a clone's output
+    # is allocated by the aten::empty_strided inside it); explicit zeros/empty calls are alloc_churn's
+    owner = _owner_of(ctx, row)
+    mine = ~ctx.flag(ALLOC_OP_RE)[owner]
+    row, nbytes, owner = row[mine], nbytes[mine], owner[mine]
     if not len(row):
         return
-    # each allocation belongs to the outermost op around it: the call the user wrote
-    owner = _owner_of(ctx, row)
     live = float(mem["allocated_bytes"].max()) if mem["allocated_bytes"].notna().any() else math.nan
     total = float(nbytes.sum())
     calls = np.unique(owner)
