@@ -88,11 +88,19 @@ def advisor_accuracy_block() -> str:
     """The Advisor section's results table and its bold summary line, from benchmarks/README.md."""
     text = (ROOT / "benchmarks" / "README.md").read_text(encoding="utf-8")
     section = text.split("\n## Advisor", 1)[1].split("\n## ", 1)[0]
-    table = [ln for ln in section.splitlines() if ln.startswith("|")]
-    summary = [ln for ln in section.splitlines() if ln.startswith("**Summary")]
-    if not table or not summary:
+    # every results table (with the bold line naming it) and every bold summary line, in order
+    groups, prev = [], False
+    for ln in section.splitlines():
+        keep = ln.startswith("|") or ln.startswith("**")
+        if keep:
+            if not (prev and ln.startswith("|")):
+                groups.append([])
+            groups[-1].append(ln)
+        prev = keep
+    if not any(g[0].startswith("|") or (len(g) > 1) for g in groups) or \
+            not any(ln.startswith("**Summary") for g in groups for ln in g):
         raise SystemExit("benchmarks/README.md: the Advisor section has no results table or summary line")
-    return "\n".join(table) + "\n\n" + summary[0] + "\n"
+    return "\n\n".join("\n".join(g) for g in groups) + "\n"
 
 
 BLOCKS = {
