@@ -169,7 +169,7 @@ import torch
 a, b, x = torch.randn(1024, 1024), torch.randn(1024, 1024), torch.randn(1, 1024)
 for _ in range(3):
     torch.mm(a, b)
-for _ in range(20):
+for _ in range(200):   # enough GEMV time (well over the rule's 5 % of end-to-end) on a busy machine too
     torch.mm(x, b)
 """
 
@@ -192,13 +192,13 @@ def test_gemm_and_gemv_with_default_flags(gemm_json):
     rows = {r["shapes"]: r for r in gemm_json["summary"]["efficiency"]["cpu"]["ops"] if r["name"] == "aten::mm"}
     gemm, gemv = rows["[[1024,1024],[1024,1024]]"], rows["[[1,1024],[1024,1024]]"]
     assert gemm["flops"] == pytest.approx(3 * 2 * 1024 ** 3, rel=0.05)
-    assert gemv["flops"] == pytest.approx(20 * 2 * 1024 * 1024, rel=0.05)
+    assert gemv["flops"] == pytest.approx(200 * 2 * 1024 * 1024, rel=0.05)
     assert gemm["bound"] == "compute" and gemv["bound"] == "memory"
     cpu = gemm_json["summary"]["efficiency"]["cpu"]
     # a GEMV whose 4 MiB stay in cache may beat the DRAM copy bandwidth (flagged); FLOP/s never beat the roof
     assert 0 < cpu["mfu"] <= 1 and "FLOP/s above" not in (cpu["peak_warning"] or ""), cpu["peak_warning"]
     assert cpu["peak_source"].startswith("measured on this machine (")
-    assert cpu["flops"] == pytest.approx(3 * 2 * 1024 ** 3 + 20 * 2 * 1024 * 1024, rel=0.05)
+    assert cpu["flops"] == pytest.approx(3 * 2 * 1024 ** 3 + 200 * 2 * 1024 * 1024, rel=0.05)
     mm = next(r for r in gemm_json["hotspots"] if r["name"] == "aten::mm")
     assert mm["efficiency_time_ns"] == mm["self_ns"]
     assert mm["flops_per_s"] == pytest.approx(mm["flops"] / mm["self_ns"] * 1e9, rel=1e-9)
