@@ -13,7 +13,8 @@ from ..efficiency import op_efficiency
 from ..efficiency.cost import FAMILIES, event_costs
 from ..efficiency.roofline import peaks_for
 from ..efficiency.tensors import parse_inputs
-from .base import make_finding, pct
+from .base import covered_ns, make_finding, pct
+from .compute import _tasks_of
 
 METHOD_ROOF = "roofline"
 _MATMUL = FAMILIES.index("matmul")
@@ -61,12 +62,16 @@ def batch_matvec(ctx, th):
         t_all += r["time_ns"]
         gain = gain + max(g, 0.0) if math.isfinite(gain) and math.isfinite(g) else math.nan
         rows_all.append(_rows_of(ctx, r["name"], r["shapes"]))
-    if not groups or pct(t_all, ctx.wall) < th["min_pct"]:
+    if not groups:
+        return
+    rows = np.concatenate(rows_all)
+    shown = _span_ns(ctx, rows)
+    if pct(shown, ctx.wall) < th["min_pct"]:
         return
     calls = sum(g["calls"] for g in groups)
     yield make_finding(
         ctx, "batch_matvec", "utilization",
-        f"{calls:,} matrix-vector products take {F.ns(t_all)} ({pct(t_all, ctx.wall):.0f}% of end-to-end), "
+        f"{calls:,} matrix-vector products take {F.ns(shown)} ({pct(shown, ctx.wall):.0f}% of end-to-end), "
         "each reading its whole matrix",
         evidence={"groups": groups[:10], "time_ns": t_all},
         ops=sorted({g["op"] for g in groups}),
@@ -75,7 +80,7 @@ def batch_matvec(ctx, th):
                     "per batch instead of once per vector."),
         gain_ns=gain, method=f"{METHOD_ROOF}: measured time minus one batched GEMM's time at the roof (same FLOPs, "
                              "the matrix read once)",
-        confidence=0.5, rows=np.concatenate(rows_all), affected_ns=t_all)
+        confidence=0.5, rows=rows, affected_ns=shown)
 
 
 def fuse_memory_bound(ctx, th):
@@ -106,11 +111,15 @@ def fuse_memory_bound(ctx, th):
         t_all += float(t.sum())
         gain += max(float(t.sum()) - roof_ns, 0.0)
         rows_all.append(grid.ravel())
-    if not found or pct(t_all, ctx.wall) < th["min_pct"]:
+    if not found:
+        return
+    rows = np.concatenate(rows_all)
+    shown = _span_ns(ctx, rows)
+    if pct(shown, ctx.wall) < th["min_pct"]:
         return
     yield make_finding(
         ctx, "fuse_memory_bound", "fusion",
-        f"{len(found)} memory-bound elementwise chain(s) take {F.ns(t_all)} ({pct(t_all, ctx.wall):.0f}% of "
+        f"{len(found)} memory-bound elementwise chain(s) take {F.ns(shown)} ({pct(shown, ctx.wall):.0f}% of "
         "end-to-end)",
         evidence={"chains": found[:10], "time_ns": t_all},
         ops=sorted({op for f in found for op in f["pattern"].split(" > ")})[:10],
@@ -118,7 +127,7 @@ def fuse_memory_bound(ctx, th):
                     "after a linear, torch._foreach_* for optimiser updates): intermediates stay in registers."),
         gain_ns=gain, method=f"{METHOD_ROOF}: measured time minus the fused kernel's time at the bandwidth roof "
                              "(each occurrence moves its largest op's bytes)",
-        confidence=0.5, rows=np.concatenate(rows_all), affected_ns=t_all)
+        confidence=0.5, rows=rows, affected_ns=shown)
 
 
 def under_roof(ctx, th):
@@ -130,7 +139,9 @@ def under_roof(ctx, th):
     if not len(low):
         return
     t_all = float(low["time_ns"].sum())
-    if pct(t_all, ctx.wall) < th["min_pct"]:
+    rows = np.concatenate([_rows_of(ctx, n, s) for n, s in zip(low["name"], low["shapes"])])
+    shown = _span_ns(ctx, rows)
+    if pct(shown, ctx.wall) < th["min_pct"]:
         return
     target_ns = low["flops"] / (th["target_frac"] * low["peak_flops_per_s"]) * 1e9
     gain = float(np.maximum(low["time_ns"] - target_ns, 0).sum())
@@ -138,7 +149,7 @@ def under_roof(ctx, th):
     yield make_finding(
         ctx, "under_roof", "precision",
         f"Compute-bound ops at {100 * float((low['flops'].sum() / (low['time_ns'].sum() / 1e9)) / low['peak_flops_per_s'].max()):.0f}% "
-        f"of the compute roof take {F.ns(t_all)} ({pct(t_all, ctx.wall):.0f}% of end-to-end)",
+        f"of the compute roof take {F.ns(shown)} ({pct(shown, ctx.wall):.0f}% of end-to-end)",
         evidence={"ops": [{"op": r["name"], "shapes": r["shapes"], "dtype": r["dtype"], "flops_frac": r["flops_frac"],
                            "time_ns": r["time_ns"], "peak_source": r["peak_source"]} for r in top.to_dict("records")],
                   "target_frac": th["target_frac"], "time_ns": t_all},
@@ -147,9 +158,15 @@ def under_roof(ctx, th):
                     "matmuls (torch.set_float32_matmul_precision('high')), channels_last for convolutions, "
                     "dimensions in multiples of 8/16, torch.backends.cudnn.benchmark = True, or torch.compile."),
         gain_ns=gain, method=f"{METHOD_ROOF}: measured time minus the time at {th['target_frac']:.0%} of the "
-                             "compute roof", confidence=0.4, rows=np.concatenate(
-                                 [_rows_of(ctx, n, s) for n, s in zip(top["name"], top["shapes"])]),
-        affected_ns=t_all)
+                             "compute roof", confidence=0.4, rows=rows, affected_ns=shown)
+
+
+def _span_ns(ctx, rows) -> int:
+    """The time the ops take, for a share of end-to-end: their spans and their device tasks' merged (ops
+    on several threads, a kernel after its launch), so the share is at most 100 %."""
+    mask = np.zeros(ctx.n, dtype=bool)
+    mask[rows] = True
+    return covered_ns(ctx, np.concatenate([np.asarray(rows, dtype=np.int64), np.flatnonzero(_tasks_of(ctx, mask))]))
 
 
 def _group_dtypes(ctx, c) -> dict:
