@@ -6,7 +6,7 @@ shared/docs/analysis-anchors.md (catalogue ids in brackets).
 
 from __future__ import annotations
 
-from . import call_sites, compute, device, host, memory, roofline
+from . import call_sites, compute, device, frameworks, host, memory, roofline
 from .base import METHOD_CP, METHOD_HEADROOM, Rule
 
 US, MS = 1_000, 1_000_000
@@ -116,6 +116,23 @@ RULES: tuple[Rule, ...] = (
          {"max_frac": 0.3, "target_frac": 0.7, "min_pct": 5.0},
          "XProf roofline (op FLOP/s vs peak); tuned large GEMMs reach 70-80 % of peak (cuBLAS/CUTLASS profiles)",
          "roofline", ("shapes",)),
+    # -- frameworks (issue 18): TensorFlow eager/tf.function, MindSpore PyNative/Graph ----------------
+    Rule("tf_eager_ops", "launch_overhead", "TensorFlow ops run eagerly, one by one, outside tf.function",
+         frameworks.tf_eager_ops, {"min_ops": 100, "min_repeats": 10, "gap_ns": 1 * MS, "min_pct": 10.0},
+         "TF guide 'Better performance with tf.function' (https://www.tensorflow.org/guide/function): a graph "
+         "runs the ops without per-op Python dispatch, the gain is largest for many small ops; min_pct as [B3] "
+         "small-op storm", METHOD_CP),
+    Rule("tf_retracing", "compile", "tf.function retraced on every call", frameworks.tf_retracing,
+         {"min_traces": 5, "min_pct": 5.0},
+         "TF guide 'Better performance with tf.function', Controlling retracing "
+         "(https://www.tensorflow.org/guide/function#controlling_retracing); 5 traces: TensorFlow's own warning "
+         "(polymorphic_function FREQUENT_TRACING_WARNING_THRESHOLD)", METHOD_CP),
+    Rule("ms_pynative", "launch_overhead", "MindSpore network run op by op in PyNative mode",
+         frameworks.ms_pynative, {"min_ops": 100, "gap_ns": 10 * MS, "min_pct": 10.0},
+         "MindSpore docs: PyNative delivers operators one by one, Graph mode compiles the network into one graph "
+         "(https://www.mindspore.cn/tutorials/en/master/beginner/accelerate_with_static_graph.html, "
+         "https://www.mindspore.cn/docs/en/master/model_train/program_form/pynative.html); min_pct as [B3]",
+         METHOD_CP),
     # -- Ascend --------------------------------------------------------------------------------------
     Rule("aicpu", "utilization", "AI_CPU fallback", compute.aicpu, {"min_task_ns": 20 * US, "min_pct": 1.0},
          "[F4] msprof-analyze aicpu checker (>= 20 us)", METHOD_CP, ("ascend",)),
