@@ -36,7 +36,7 @@ import time
 os.environ.setdefault("KINETO_LOG_LEVEL", "99")
 
 import torch  # noqa: E402
-from IPython.core.interactiveshell import InteractiveShell  # noqa: E402
+from _shell import timed_shell  # noqa: E402  (benchmarks/_shell.py)
 
 SETUP = {
     "cnn": """
@@ -101,20 +101,7 @@ CELLS = {
 
 
 def measure(rounds: int) -> dict:
-    ip = InteractiveShell.instance()
-    ip.run_line_magic("load_ext", "cann_nb")
-    from cann_nb.frontends.magic import runtime_for
-
-    runtime = runtime_for(ip)
-    post = []
-    original = runtime.finalize
-
-    def timed_finalize():
-        t = time.perf_counter()
-        original()
-        post.append(time.perf_counter() - t)
-
-    runtime.finalize = timed_finalize
+    ip, runtime, post = timed_shell()
     results = {}
     for workload, setup in SETUP.items():
         ip.run_cell(setup)
@@ -163,20 +150,7 @@ def measure(rounds: int) -> dict:
 
 def measure_shapes(rounds: int) -> dict:
     """In-cell time of the same cell without shapes, with them (default) and detailed, interleaved."""
-    ip = InteractiveShell.instance()
-    ip.run_line_magic("load_ext", "cann_nb")
-    from cann_nb.frontends.magic import runtime_for
-
-    runtime = runtime_for(ip)
-    post = []
-    original = runtime.finalize
-
-    def timed_finalize():
-        t = time.perf_counter()
-        original()
-        post.append(time.perf_counter() - t)
-
-    runtime.finalize = timed_finalize
+    ip, runtime, post = timed_shell()
     results = {}
     for workload, setup in {**SETUP, "tiny_ops": TINY_OPS}.items():
         ip.run_cell(setup)

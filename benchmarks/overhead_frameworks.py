@@ -28,7 +28,7 @@ import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-from IPython.core.interactiveshell import InteractiveShell  # noqa: E402
+from _shell import timed_shell  # noqa: E402  (benchmarks/_shell.py)
 
 SETUP = {
     "tensorflow": """
@@ -67,20 +67,7 @@ CELLS = {"bare": "work()", "profiler": "own_profiler()", "cann": "%%cann_profile
 
 
 def measure(rounds: int) -> dict:
-    ip = InteractiveShell.instance()
-    ip.run_line_magic("load_ext", "cann_nb")
-    from cann_nb.frontends.magic import runtime_for
-
-    runtime = runtime_for(ip)
-    post = []
-    original = runtime.finalize
-
-    def timed_finalize():
-        t = time.perf_counter()
-        original()
-        post.append(time.perf_counter() - t)
-
-    runtime.finalize = timed_finalize
+    ip, runtime, post = timed_shell()
     results = {}
     for framework, setup in SETUP.items():
         ip.run_cell(setup)
