@@ -74,19 +74,21 @@ def skipped_rules(profile, rules=None) -> list[dict]:
 
 
 def skipped_note(skipped: list[dict]) -> str:
-    """One line for text outputs and the Suggestions panel: the rules a flag would enable, by flag;
-    the rules that need another kind of run, counted."""
+    """One line for text outputs and the Suggestions panel: the rules a flag would enable, named with
+    the flag; the rules that need another kind of run (a GPU, an Ascend trace) only counted, since no
+    flag helps (``analysis_skipped`` lists them all)."""
     if not skipped:
         return ""
     by_flag: dict[str, list[str]] = {}
-    other: dict[str, list[str]] = {}
+    other: dict[str, int] = {}
     for s in skipped:
         if s["enable"]:
             by_flag.setdefault(s["enable"], []).append(s["rule"])
         else:
-            other.setdefault(s["reason"], []).append(s["rule"])
+            other[s["reason"].replace("needs ", "", 1)] = other.get(s["reason"].replace("needs ", "", 1), 0) + 1
     parts = [f"{', '.join(rules)} (enable with {flag})" for flag, rules in by_flag.items()]
-    parts += [f"{len(rules)} rule{'s' if len(rules) > 1 else ''} that "
-              f"{reason if len(rules) == 1 else reason.replace('needs', 'need', 1)} ({', '.join(rules)})"
-              for reason, rules in other.items()]
-    return "Rules that could not run on this profile: " + "; ".join(parts) + "."
+    note = ("Rules that could not run on this profile: " + "; ".join(parts) + ".") if parts else ""
+    if other:
+        note += (" " if note else "") + "Not applicable to this kind of run: " + ", ".join(
+            f"{n} rule{'s' if n > 1 else ''} that need{'s' if n == 1 else ''} {what}" for what, n in other.items()) + "."
+    return note
