@@ -13,15 +13,6 @@ import cann_nb
 from cann_nb.frontends.magic import RUNTIME_NAME
 
 
-@pytest.fixture
-def ip(tmp_path, monkeypatch):
-    monkeypatch.setenv("CANN_NB_DIR", str(tmp_path / "store"))
-    shell = InteractiveShell.instance()
-    shell.run_line_magic("load_ext", "cann_nb")
-    yield shell
-    shell.run_line_magic("unload_ext", "cann_nb")
-
-
 def run(ip, cell):
     return ip.run_cell(cell, store_history=True)
 

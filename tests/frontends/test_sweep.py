@@ -6,7 +6,6 @@ import math
 
 import pytest
 from IPython.core.error import UsageError
-from IPython.core.interactiveshell import InteractiveShell
 
 import cann_nb
 from cann_nb.analyze.comparison import Comparison
@@ -59,15 +58,6 @@ def test_scaling_table_marks_the_best_time_per_item():
     assert "* bs=8" in r.summary_text() and "<svg" in r._repr_html_() and "best" in r.chart_svg()
     no_items = scaling_table(profiles)
     assert no_items["time_per_item_ns"].isna().all() and no_items["best"].iloc[0]   # least time per run
-
-
-@pytest.fixture
-def ip(tmp_path, monkeypatch):
-    monkeypatch.setenv("CANN_NB_DIR", str(tmp_path / "store"))
-    shell = InteractiveShell.instance()
-    shell.run_line_magic("load_ext", "cann_nb")
-    yield shell
-    shell.run_line_magic("unload_ext", "cann_nb")
 
 
 def test_sweep_cell_runs_every_combination_and_stores_each(ip, tmp_path):
