@@ -23,3 +23,16 @@ def timed_shell():
 
     runtime.finalize = timed_finalize
     return ip, runtime, post
+
+
+def run_timed(ip, post, cell: str, label: str) -> tuple[float, float | None]:
+    """Run ``cell`` once: (its in-cell seconds with cann_nb's post-processing left out, the
+    post-processing seconds or None when the cell profiled nothing)."""
+    post.clear()
+    t = time.perf_counter()
+    res = ip.run_cell(cell)
+    total = time.perf_counter() - t
+    if not res.success:
+        raise SystemExit(f"{label} failed: {res.error_in_exec!r}")
+    spent = post[0] if post else None
+    return total - (spent or 0.0), spent

@@ -36,7 +36,7 @@ import time
 os.environ.setdefault("KINETO_LOG_LEVEL", "99")
 
 import torch  # noqa: E402
-from _shell import timed_shell  # noqa: E402  (benchmarks/_shell.py)
+from _shell import run_timed, timed_shell  # noqa: E402  (benchmarks/_shell.py)
 
 SETUP = {
     "cnn": """
@@ -111,15 +111,9 @@ def measure(rounds: int) -> dict:
         posts = {"cann": [], "cann_view": []}
         for _ in range(rounds):
             for mode, cell in CELLS.items():
-                post.clear()
-                t = time.perf_counter()
-                res = ip.run_cell(cell)
-                total = time.perf_counter() - t
-                if not res.success:
-                    raise SystemExit(f"{workload}/{mode} failed: {res.error_in_exec!r}")
+                total, spent = run_timed(ip, post, cell, f"{workload}/{mode}")
                 if mode in posts:
-                    posts[mode].append(post[0])
-                    total -= post[0]
+                    posts[mode].append(spent)
                 times[mode].append(total)
         med = {k: statistics.median(v) for k, v in times.items()}
         # what the notebook display adds after post-processing: the tabbed view with its fallbacks,
@@ -160,14 +154,8 @@ def measure_shapes(rounds: int) -> dict:
         events = {}
         for _ in range(rounds):
             for mode, cell in SHAPE_CELLS.items():
-                post.clear()
-                t = time.perf_counter()
-                res = ip.run_cell(cell)
-                total = time.perf_counter() - t
-                if not res.success:
-                    raise SystemExit(f"{workload}/{mode} failed: {res.error_in_exec!r}")
-                if post:
-                    total -= post[0]
+                total, spent = run_timed(ip, post, cell, f"{workload}/{mode}")
+                if spent is not None:
                     events[mode] = len(runtime.last.events)
                 times[mode].append(total)
         med = {k: statistics.median(v) * 1e3 for k, v in times.items()}

@@ -24,11 +24,10 @@ import os
 import statistics
 import sys
 import tempfile
-import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-from _shell import timed_shell  # noqa: E402  (benchmarks/_shell.py)
+from _shell import run_timed, timed_shell  # noqa: E402  (benchmarks/_shell.py)
 
 SETUP = {
     "tensorflow": """
@@ -78,15 +77,9 @@ def measure(rounds: int) -> dict:
         posts = {"cann": [], "cann_no_host": []}
         for _ in range(rounds):
             for mode, cell in cells.items():
-                post.clear()
-                t = time.perf_counter()
-                res = ip.run_cell(cell)
-                total = time.perf_counter() - t
-                if not res.success:
-                    raise SystemExit(f"{framework}/{mode} failed: {res.error_in_exec!r}")
+                total, spent = run_timed(ip, post, cell, f"{framework}/{mode}")
                 if mode in posts:
-                    posts[mode].append(post[0])
-                    total -= post[0]
+                    posts[mode].append(spent)
                 times[mode].append(total)
         med = {k: statistics.median(v) for k, v in times.items()}
         collectors = runtime.last.meta["collectors"]
