@@ -6,7 +6,7 @@ shared/docs/analysis-anchors.md (catalogue ids in brackets).
 
 from __future__ import annotations
 
-from . import call_sites, compute, device, frameworks, host, memory, roofline
+from . import call_sites, compute, device, frameworks, host, memory, redundant, roofline
 from .base import METHOD_CP, METHOD_HEADROOM, Rule
 
 US, MS = 1_000, 1_000_000
@@ -102,6 +102,14 @@ RULES: tuple[Rule, ...] = (
     Rule("redundant_recompute", "redundant", "Constant work recomputed per iteration", compute.redundant_recompute,
          {"min_count": 3, "min_pct": 5.0}, "cann_nb (loop-invariant code motion); HTA frequent sequences",
          METHOD_CP),
+    Rule("rebuilt_per_call", "redundant", "A layer or model constructed inside the repeated step",
+         redundant.rebuilt_per_call, {"min_count": 3, "min_pct": 5.0},
+         "PyTorch forums 'model re-created in forward / every call' (weights random each call); nn.Parameter "
+         "births (empty -> detach) + nn.init ops on the same shapes, repeated and used in between", METHOD_CP),
+    Rule("sort_for_topk", "redundant", "A full sort sliced to its first k elements", redundant.sort_for_topk,
+         {"min_n": 64, "max_k_frac": 0.125, "min_pct": 5.0},
+         "PyTorch forums 'use topk instead of sort()[:k]'; heap top-k costs n + k log2 k (ln(n/k) + 1) "
+         "comparisons vs n log2 n (torch CPU topk: std::partial_sort when k * 64 <= n)", METHOD_CP),
     Rule("hotspot", "hotspot", "Dominant op", compute.hotspot, {"min_pct": 30.0, "top": 2},
          "HTA kernel breakdown, Nsight cuda_gpu_kern_sum", ""),
     # -- roofline (analyze/efficiency): gains are measured time minus time at the roof ---------------
