@@ -6,7 +6,7 @@ shared/docs/analysis-anchors.md (catalogue ids in brackets).
 
 from __future__ import annotations
 
-from . import call_sites, compute, device, frameworks, host, memory, redundant, roofline
+from . import call_sites, compute, device, frameworks, growth, host, memory, redundant, roofline
 from .base import METHOD_CP, METHOD_HEADROOM, Rule
 
 US, MS = 1_000, 1_000_000
@@ -72,6 +72,13 @@ RULES: tuple[Rule, ...] = (
          memory.large_temporaries, {"min_bytes": 1024 ** 2, "min_count": 3, "churn_ratio": 3.0, "min_pct": 5.0},
          "[E2] msprof-analyze memory checker (alloc/free), XProf allocs vs deallocs; cost per fresh byte measured "
          "on the machine (analyze/first_touch.py)", METHOD_CP, ("memory",)),
+    Rule("growing_accumulation", "memory", "An accumulator rebuilt bigger every iteration (quadratic copying)",
+         growth.growing_accumulation,
+         {"min_calls": 30, "min_rank_corr": 0.8, "min_slice_corr": 0.8, "min_size_growth": 4.0, "min_ratio": 1.5,
+          "min_r2": 0.8, "min_pct": 5.0},
+         "PyTorch forums 'torch.cat in a loop gets slower', numpy docs (np.append copies: 'append ... is not "
+         "in-place'), CPython FAQ (str.join over +=); cost fitted as a + b x size (rank correlation, decile line)",
+         METHOD_CP),
     Rule("allocator_calls", "memory", "Device allocator calls", device.allocator_calls,
          {"per_step_ns": 10 * MS, "min_pct": 3.0}, "[E2] msprof-analyze memory checker (>= 10 ms per step)",
          METHOD_CP, ("device",)),
