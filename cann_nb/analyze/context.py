@@ -258,6 +258,22 @@ class Context:
         return build_critical_path(self)
 
     @cached_property
+    def recording_cost(self) -> np.ndarray:
+        """ns of the profiler's own time charged to each row (recording_cost.py; zeros when unknown)."""
+        from .recording_cost import per_row
+        return per_row(self)
+
+    @cached_property
+    def recording_ns(self) -> float:
+        """The profiler's own time on the main lane: the end-to-end time without it is wall - this."""
+        return self.replay.recording_ns if self.recording_cost.any() else 0.0
+
+    @property
+    def wall_without_recording(self) -> float:
+        """What gains are shares of: the run as it would take without the profiler."""
+        return max(float(self.wall) - self.recording_ns, 1.0)
+
+    @cached_property
     def replay(self):
         from .whatif import Replay
         return Replay(self)

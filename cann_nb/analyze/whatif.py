@@ -19,6 +19,8 @@ Model (one host lane driving the devices, in-order streams):
 
 Gains are differences between two replays (the baseline replay and the changed one), so the
 model's own error largely cancels; ``fidelity`` compares the baseline replay with the recorded wall.
+Both replays run on the pieces' times less the profiler's own (recording_cost.py): a gain is what the
+run without the profiler would save.
 """
 
 from __future__ import annotations
@@ -73,6 +75,7 @@ class Replay:
         self.d_launch_main = (lrow >= 0) & (ctx.track_code[np.maximum(lrow, 0)] == main)
         self.d_anchor = np.where(self.d_launch_main, ctx.start[np.maximum(lrow, 0)], self.d_start)
         self.d_latency = self._latency(lrow)
+        self._net_of_recording(ctx, main)
         rec_dev_end = int(self.d_end.max()) if len(self.dev) else lo
         self.wait_at_end = len(self.dev) > 0 and rec_dev_end <= hi
         # the main lane's trailing untracked time while the device drains is a wait, not work
@@ -81,6 +84,27 @@ class Replay:
         if self.wait_at_end and self.S and self.seg_owner[-1] < 0 and rec_dev_end > self.seg_start[-1]:
             self.tail_piece = self.S - 1
             self.tail_ret = int(max(0, self.seg_end[-1] - rec_dev_end))
+
+    def _net_of_recording(self, ctx, main: int) -> None:
+        """``seg_net``: each piece's time less the profiler's own (recording_cost.py), so that replays
+        estimate the run without the profiler. Each main-lane event's cost is charged where it starts;
+        what a piece cannot absorb (a tiny op costs more to record than it lasts) passes on to the
+        next pieces: removed-so-far R_i = min(C_i, R_{i-1} + d_i) = D_i + min(0, min_{j<=i} (C_j - D_j))."""
+        self.seg_net = self.seg_dur.astype(float)
+        self.recording_ns = 0.0
+        cost = ctx.recording_cost
+        rows = np.flatnonzero((cost > 0) & (ctx.track_code == main)) if self.S else np.zeros(0, I64)
+        if not len(rows):
+            return
+        p = np.searchsorted(self.seg_start, ctx.start[rows], side="right") - 1
+        ok = p >= 0
+        charged = np.bincount(p[ok], weights=cost[rows[ok]], minlength=self.S)
+        C_ = np.cumsum(charged)
+        D_ = np.cumsum(self.seg_net)
+        R = D_ + np.minimum(np.minimum.accumulate(C_ - D_), 0.0)
+        removed = np.diff(R, prepend=0.0)
+        self.seg_net = np.maximum(self.seg_net - removed, 0.0)
+        self.recording_ns = float(R[-1])
 
     def _latency(self, lrow) -> np.ndarray:
         """Launch-call start to task start when the stream was idle (not queued); the device median
@@ -133,7 +157,7 @@ class Replay:
         per event row (device tasks use it); ``unblock``: bool per event row, blocking calls that
         stop blocking (they keep their base cost)."""
         ctx = self.ctx
-        dur = self.seg_dur.astype(float)
+        dur = self.seg_net.copy()
         if seg_factor is not None:
             dur = dur * np.asarray(seg_factor, dtype=float)
         binfo = self.block_info
@@ -222,8 +246,9 @@ class Replay:
 
     @property
     def fidelity(self) -> float:
-        """Baseline replay over the recorded wall time (1.0 = the model reproduces the run)."""
-        wall = self.hi - self.lo
+        """Baseline replay over the recorded wall time less the profiler's own (1.0 = the model
+        reproduces the run)."""
+        wall = self.hi - self.lo - self.recording_ns
         return self.baseline / wall if wall > 0 else float("nan")
 
     def gain(self, **changes) -> float:

@@ -48,6 +48,7 @@ import pandas as pd
 
 from ..model import conform
 from ..ingest.nesting import nest
+from . import overhead
 from .base import Collected, Collector
 from .clock import perf_to_epoch_offset
 
@@ -145,6 +146,11 @@ class PythonTracer(Collector):
     def close(self) -> None:
         if self._installed and not self._stopped:
             self.stop()
+
+    @property
+    def records_written(self) -> int:
+        """Calls, returns and lines recorded (each cost the traced code one hook call)."""
+        return self._n if self._stopped else len(self._times)
 
     def _uninstall(self) -> None:
         if threading.get_ident() != self._thread_id:
@@ -307,6 +313,8 @@ class PythonTracer(Collector):
                                           and not state["overflowed"]),
             "records": int(n),
             "spans_hidden": int(len(spans["code"]) - kept),
+            # what each record cost the traced code (the advisor's gains are for the run without the tracer)
+            "overhead": overhead.describe(overhead.python_cost),
             "clock": "perf_counter_ns shifted onto time.time_ns() at start",
             "not_seen": ("calls that raise no C-call event on CPython 3.11: ufuncs, operators, numpy functions "
                          "behind __array_function__ dispatch; their time is the self time of the calling "

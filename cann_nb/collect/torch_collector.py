@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from . import budget as _budget
+from . import overhead
 from .base import Collected, Collector
 
 os.environ.setdefault("KINETO_LOG_LEVEL", "99")     # read by libkineto when it initialises
@@ -260,6 +261,9 @@ class TorchCollector(Collector):
             "start_s": self.start_s,
             "trace": {k: prof.meta.get("kineto", {}).get(k) for k in ("schema_era", "links", "timestamp_precision")},
             "dropped_python_function": prof.meta.get("dropped", {}).get("python_function", 0),
+            # what recording cost each op (the advisor's gains are for the run without the profiler)
+            "overhead": None if self._npu else overhead.describe(
+                lambda: overhead.torch_cost(bool(o.shapes or o.flops), bool(o.memory), bool(o.stack))),
         }
 
     @staticmethod

@@ -117,9 +117,10 @@ def _clean(v):
 def make_finding(ctx, rule_id: str, category: str, title: str, *, evidence: dict | None = None, ops=(),
                  suggestion: str = "", gain_ns: float = math.nan, method: str | None = None,
                  confidence: float = math.nan, rows=None, affected_ns: float | None = None) -> Finding:
-    """A Finding with the gain as % of the wall time, severity from the time at stake (the gain, or
-    the affected time when the gain is unknown), and the evidence rows as event ids."""
-    wall = max(ctx.wall, 1)
+    """A Finding with the gain as % of the wall time without the profiler's own time (what the user
+    gets; analyze/recording_cost.py), severity from the time at stake (the gain, or the affected time
+    when the gain is unknown), and the evidence rows as event ids."""
+    wall = ctx.wall_without_recording
     ev = dict(evidence or {})
     if method:
         ev["method"] = method
@@ -135,6 +136,9 @@ def make_finding(ctx, rule_id: str, category: str, title: str, *, evidence: dict
     if affected_ns is not None:
         ev.setdefault("affected_ns", float(affected_ns))
     ev.setdefault("wall_ns", int(ctx.wall))
+    if ctx.recording_ns > 0:
+        from ..recording_cost import describe
+        ev.setdefault("recording", describe(ctx, ctx.recording_ns))
     return Finding(rule=rule_id, category=category, severity=severity(at_stake), title=title, evidence=_clean(ev),
                    ops=tuple(str(o) for o in ops), suggestion=suggestion, est_gain_ns=g, est_gain_pct=pct,
                    confidence=float(confidence) if confidence is not None else math.nan)

@@ -1,0 +1,188 @@
+"""What recording costs the recorded code, per recorded event: measured once per machine, cached, and
+written into the collector's meta (``overhead``) so that any later analysis reads it from the profile.
+
+A loop of tiny ops runs slower profiled than bare: torch.profiler spends about a microsecond per op
+(more with shapes), the Python tracer a fraction of one per call or line. The advisor estimates what a
+fix saves on the run *without* the profiler (what the user gets), so it takes this cost out of the
+profiled time (analyze/recording_cost.py). It is measured the way a loop meets it: loops of small ops
+timed bare and recorded with the collector's own options, interleaved round by round, the best times'
+difference divided by the events recorded (per op, and per allocation or free when memory is recorded). Cached in ``$CANN_NB_CACHE_DIR/profiler_overhead.json`` by
+machine (CPU model and cores), collector, options and library version; a failed measurement is said
+in the meta, never guessed.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+ROUNDS = 7
+TORCH_ITERS = 2_000        # 8,000 op events per round (the index loop)
+PYTHON_ITERS = 10_000      # ~120,000 tracer records per round
+
+
+def _cache_file() -> Path:
+    root = os.environ.get("CANN_NB_CACHE_DIR") or \
+        Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "cann_nb"
+    return Path(root) / "profiler_overhead.json"
+
+
+def _machine() -> str:
+    from .environment import describe_environment
+    env = describe_environment()
+    return f"{env.get('cpu_model')} x{env.get('cpu_count')}"
+
+
+def _cached(key: str, measure) -> dict:
+    path = _cache_file()
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        data = {}
+    if key in data:
+        return data[key]
+    got = dict(measure(), date=_dt.date.today().isoformat(), machine=_machine())
+    data[key] = got
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_text(json.dumps(data, indent=1), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        pass   # a read-only home: measured again next time
+    return got
+
+
+def _extra_ns(bare, recorded) -> float:
+    """Extra ns of ``recorded`` over ``bare`` (each returns its own ns), interleaved over ROUNDS rounds;
+    best of each: on a shared machine, load only ever adds time."""
+    b, r = [], []
+    for _ in range(ROUNDS):
+        b.append(bare())
+        r.append(recorded())
+    return max(0.0, min(r) - min(b))
+
+
+# -- torch.profiler --------------------------------------------------------------------------------
+def torch_cost(record_shapes: bool, profile_memory: bool, with_stack: bool) -> dict:
+    """{"ns_per_event": per framework op, "ns_per_memory_event": per allocation or free recorded, ...}
+    for torch.profiler with these options on this machine."""
+    import torch
+
+    key = f"torch {torch.__version__} | {_machine()} | shapes={record_shapes} memory={profile_memory} " \
+          f"stack={with_stack}"
+    return _cached(key, lambda: _measure_torch(record_shapes, profile_memory, with_stack))
+
+
+def _measure_torch(record_shapes: bool, profile_memory: bool, with_stack: bool) -> dict:
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    from .torch_collector import quiet_stderr, trace_only_config
+
+    x, a, b = torch.rand(64), torch.rand(8), torch.rand(8)
+
+    def views(n: int) -> int:      # index + .item(): four ops, no allocation
+        t = time.perf_counter_ns()
+        for i in range(n):
+            x[i % 64].item()
+        return time.perf_counter_ns() - t
+
+    def fresh(n: int) -> int:      # a small product into a fresh tensor: one op, an allocation and a free
+        t = time.perf_counter_ns()
+        for _ in range(n):
+            a * b
+        return time.perf_counter_ns() - t
+
+    kwargs = dict(record_shapes=record_shapes, profile_memory=profile_memory, with_stack=with_stack)
+
+    def recorded(loop, count: bool = False):
+        prof = profile(activities=[ProfilerActivity.CPU], **kwargs,
+                       **({} if count else trace_only_config(with_stack)))
+        with quiet_stderr():
+            prof.start()
+            ns = loop(TORCH_ITERS)
+            prof.stop()
+        if count:   # events per run, counted once (trace_only keeps no per-event objects)
+            names = [e.name() for e in prof.profiler.kineto_results.events()]
+            return sum(n.startswith("aten::") for n in names), sum(n == "[memory]" for n in names)
+        return ns
+
+    views(100), fresh(100)
+    ops_v, _ = recorded(views, count=True)
+    ops_f, mem_f = recorded(fresh, count=True)
+    k_op = _extra_ns(lambda: views(TORCH_ITERS), lambda: recorded(views)) / max(ops_v, 1)
+    extra_f = _extra_ns(lambda: fresh(TORCH_ITERS), lambda: recorded(fresh))
+    k_mem = max(0.0, extra_f - k_op * ops_f) / mem_f if mem_f else 0.0
+    return {"ns_per_event": k_op, "ns_per_memory_event": k_mem,
+            "per": "framework op event (cat 'op'); allocation or free recorded (memory table)",
+            "method": f"{TORCH_ITERS} x index + .item() ({ops_v} op events) and {TORCH_ITERS} x a*b ({ops_f} op "
+                      f"and {mem_f} memory events), each bare vs recorded, interleaved, best of {ROUNDS}"}
+
+
+# -- the Python tracer -----------------------------------------------------------------------------
+_PY_LOOP = '''
+def work(v, i):
+    return len(v) + abs(i)
+
+
+def loop(n, v):
+    t = 0
+    for i in range(n):
+        t += work(v, i)
+    return t
+'''
+
+
+def python_cost() -> dict:
+    """{"ns_per_record": ..., "per": "tracer record"} for collect/python_tracer.py on this machine."""
+    import sys
+    return _cached(f"python {sys.version.split()[0]} | {_machine()} | tracer", _measure_python)
+
+
+def _measure_python() -> dict:
+    from .base import CollectOptions
+    from .python_tracer import PythonTracer
+
+    # a user file (outside the stdlib and site-packages), so its lines are traced as a script's are
+    with tempfile.TemporaryDirectory(prefix="cann_nb_overhead_") as d:
+        path = os.path.join(d, "loop.py")
+        ns: dict = {}
+        exec(compile(_PY_LOOP, path, "exec"), ns)
+    loop, v = ns["loop"], [0, 1, 2]
+    records = []
+
+    def bare() -> int:
+        t = time.perf_counter_ns()
+        loop(PYTHON_ITERS, v)
+        return time.perf_counter_ns() - t
+
+    def recorded() -> int:
+        tracer = PythonTracer(CollectOptions(), time.time_ns())
+        tracer.start()
+        t = time.perf_counter_ns()
+        loop(PYTHON_ITERS, v)
+        ns_ = time.perf_counter_ns() - t
+        tracer.stop()
+        records.append(tracer.records_written)
+        return ns_
+
+    bare()
+    extra = _extra_ns(bare, recorded)
+    n = statistics.median(records)
+    return {"ns_per_record": extra / max(n, 1), "per": "tracer record (a call, a return, a line)",
+            "method": f"a loop of {PYTHON_ITERS} calls of a small function (len + abs, its lines traced), bare vs "
+                      f"traced, interleaved, best of {ROUNDS}; {int(n)} records per run"}
+
+
+def describe(measure) -> dict:
+    """``measure()``'s result, or what stopped it (the analysis then leaves the profiled times as they are)."""
+    try:
+        return measure()
+    except (ImportError, RuntimeError, OSError, ValueError) as exc:   # e.g. another profiler is active
+        return {"error": f"{type(exc).__name__}: {exc}"}

@@ -1,0 +1,50 @@
+"""Gains are for the run without the profiler: the recording cost in meta comes out of the replay."""
+
+import math
+
+from cann_nb.analyze.context import context
+from cann_nb.analyze.rules import findings
+
+from .synth import Trace
+
+
+def _tiny_loop(k_op=None):
+    """10,000 ops of 1 us, 1 us apart, then 20 ms of other work; the profiler cost k_op per op."""
+    t = Trace()
+    s = 0
+    for _ in range(10_000):
+        t.op("aten::select", s, 1_000)
+        s += 2_000
+    t.op("aten::mm", s, 20_000_000)
+    meta = {"collectors": {"torch": {"status": "ok", "overhead": {"ns_per_event": k_op}}}} if k_op else {}
+    return t.profile(wall_ns=s + 20_000_000, **meta)
+
+
+def test_the_replay_takes_the_recording_cost_out():
+    p0, p1 = _tiny_loop(), _tiny_loop(k_op=800)
+    plain, charged = context(p0), context(p1)
+    assert plain.recording_ns == 0 and plain.wall_without_recording == plain.wall
+    # 10,001 ops (the loop and the mm) x 800 ns, all of it absorbed where they run
+    assert math.isclose(charged.recording_ns, 10_001 * 800, rel_tol=1e-9)
+    assert math.isclose(charged.replay.baseline, charged.wall - 10_001 * 800, rel_tol=1e-6)
+    assert math.isclose(charged.replay.fidelity, 1.0, rel_tol=1e-6)
+
+
+def test_a_cost_larger_than_its_piece_passes_on_and_never_goes_negative():
+    p = _tiny_loop(k_op=5_000)
+    ctx = context(p)      # more than the 2 us each op and its gap last
+    rep = ctx.replay
+    assert (rep.seg_net >= 0).all()
+    # what the loop's 20 ms cannot absorb passes on to the pieces after it; never more than was charged
+    assert 20_000_000 < ctx.recording_ns <= min(10_001 * 5_000, ctx.wall)
+
+
+def test_small_op_gains_are_shares_of_the_unprofiled_run():
+    f0 = next(f for f in findings(_tiny_loop()) if f.rule == "small_ops")
+    f1 = next(f for f in findings(_tiny_loop(k_op=800)) if f.rule == "small_ops")
+    assert f1.est_gain_ns < f0.est_gain_ns                  # the profiler's time is not saved by the fix
+    assert f1.evidence["recording"]["recording_cost_ns"] > 0 and "recording" not in f0.evidence
+    assert 0 < f1.est_gain_pct <= 100
+    # the share is of the run without the recording cost
+    wall = f1.evidence["recording"]["wall_without_recording_ns"]
+    assert math.isclose(f1.est_gain_pct, 100 * f1.est_gain_ns / wall, rel_tol=1e-9)
