@@ -250,22 +250,26 @@ def test_the_advisor_batches_the_gemv_with_a_gain_from_the_roof(gemm_json):
 
 
 def test_the_advisor_finds_memory_bound_chains_and_ops_under_the_roof():
-    """Synthetic H100 trace: a mul > add > relu chain repeated, memory-bound; a float32 GEMM at 1 % of the roof."""
+    """Synthetic H100 trace: a mul > add > relu chain repeated, memory-bound; a float32 GEMM at 1 % of the roof.
+    The host launches ahead (ops 10 us apart), so the kernels queue and the device is the critical path."""
     from cann_nb.analyze.api import findings
 
     t = Trace()
     ew = dict(shapes="[[4096,4096],[4096,4096]]", dtypes='["float","float"]')
-    corr, s = 1, 0
+    corr, s, dev = 1, 0, 0
     for _ in range(5):
         for name in ("aten::mul", "aten::add", "aten::relu"):
             t.op(name, s, 5_000, **(ew if name != "aten::relu" else dict(shapes="[[4096,4096]]", dtypes='["float"]')))
             t.launch(s + 1_000, 1_000, corr=corr)
-            t.kernel(f"{name}_kernel", s + 2_000, 400_000, corr=corr)
-            corr, s = corr + 1, s + 401_000
+            dev = max(dev, s + 2_000)
+            t.kernel(f"{name}_kernel", dev, 400_000, corr=corr)
+            corr, s, dev = corr + 1, s + 10_000, dev + 400_000
     t.op("aten::mm", s, 5_000, shapes="[[4096,4096],[4096,4096]]", dtypes='["float","float"]')
     t.launch(s + 1_000, 1_000, corr=corr)
-    t.kernel("gemm_kernel", s + 2_000, 20_000_000, corr=corr)
-    p = t.profile(wall_ns=s + 21_000_000, devices=[{"device": "cpu"}, {"device": "cuda:0", "name": "NVIDIA H100 80GB HBM3"}])
+    t.kernel("gemm_kernel", dev, 20_000_000, corr=corr)
+    t.add("cudaDeviceSynchronize", "runtime", s + 10_000, dev + 20_000_000 - s - 10_000)
+    p = t.profile(wall_ns=dev + 20_010_000,
+                  devices=[{"device": "cpu"}, {"device": "cuda:0", "name": "NVIDIA H100 80GB HBM3"}])
     fs = {f.rule: f for f in findings(p)}
     fuse = fs["fuse_memory_bound"]
     assert fuse.evidence["method"].startswith("roofline:") and fuse.est_gain_ns > 0

@@ -13,7 +13,7 @@ from ..efficiency import op_efficiency
 from ..efficiency.cost import FAMILIES, event_costs
 from ..efficiency.roofline import peaks_for
 from ..efficiency.tensors import parse_inputs
-from .base import covered_ns, make_finding, pct
+from .base import covered_ns, make_finding, pct, replay_gain
 from .compute import _tasks_of
 
 METHOD_ROOF = "roofline"
@@ -93,9 +93,16 @@ def fuse_memory_bound(ctx, th):
     if not len(ch):
         return
     c = event_costs(ctx)
+    fresh = _fresh_ns(ctx)
     found, t_all, gain, rows_all = [], 0.0, 0.0, []
-    for pattern, n, rows in zip(ch["pattern"], ch["n"], ch["all_rows"]):
+    taken = np.zeros(ctx.n, dtype=bool)
+    order = np.argsort(-np.asarray(ch["n"]), kind="stable")
+    for pattern, n, rows in zip(ch["pattern"].to_numpy()[order], ch["n"].to_numpy()[order],
+                                ch["all_rows"].to_numpy()[order]):
         grid = np.asarray(rows, dtype=np.int64).reshape(-1, n)
+        grid = grid[~taken[grid].any(axis=1)]     # a shorter chain inside a longer one is counted once
+        if not len(grid):
+            continue
         by, t = c["bytes"][grid], c["time_ns"][grid]
         if not np.isfinite(by).all() or not np.isfinite(t).all() or t.sum() <= 0:
             continue
@@ -106,10 +113,19 @@ def fuse_memory_bound(ctx, th):
         if not (by.sum() > 0 and flops / by.sum() < ridge):
             continue                    # not memory-bound (or no peaks to say so)
         roof_ns = by.max(axis=1).sum() / pk.bytes_per_s * 1e9
+        # a fused kernel still moves its largest op's bytes: on the host CPU no faster than that op was
+        # measured to move them (a CPU's elementwise ops already stream near its bandwidth; the roof is a
+        # copy micro-benchmark), on an accelerator at the bandwidth roof
+        # (less the allocator and page-fault cost of its fresh output, analyze/first_touch.py: the fused
+        # kernel's one output is the one a loop keeps reusing)
+        big = np.take_along_axis(grid, t.argmax(axis=1)[:, None], axis=1)[:, 0]
+        own_ns = float(np.maximum(t.max(axis=1) - fresh[big], 0.0).sum())
+        fused_ns = max(roof_ns, own_ns) if str(dev) == "cpu" else roof_ns
+        taken[grid.ravel()] = True
         found.append({"pattern": pattern, "ops": int(n), "occurrences": int(len(grid)), "time_ns": float(t.sum()),
-                      "bytes": float(by.sum()), "fused_roof_ns": roof_ns})
+                      "bytes": float(by.sum()), "fused_roof_ns": roof_ns, "fused_ns": fused_ns})
         t_all += float(t.sum())
-        gain += max(float(t.sum()) - roof_ns, 0.0)
+        gain += max(float(t.sum()) - fused_ns, 0.0)
         rows_all.append(grid.ravel())
     if not found:
         return
@@ -117,6 +133,16 @@ def fuse_memory_bound(ctx, th):
     shown = _span_ns(ctx, rows)
     if pct(shown, ctx.wall) < th["min_pct"]:
         return
+    # end to end: the chains' ops shortened to the fused time, replayed (their host time on the CPU, their
+    # device tasks on an accelerator), so overlap and the profiler's own time are accounted for
+    flagged = np.zeros(ctx.n, dtype=bool)
+    flagged[rows] = True
+    factor = max(0.0, 1.0 - gain / t_all) if t_all > 0 else 1.0
+    tasks = _tasks_of(ctx, flagged) | (flagged & ctx.is_device_task)
+    if tasks.any():
+        gain, _ = replay_gain(ctx, task_factor=np.where(tasks, factor, 1.0))
+    else:
+        gain, _ = replay_gain(ctx, seg_factor=ctx.replay.seg_factor_for(flagged, factor))
     yield make_finding(
         ctx, "fuse_memory_bound", "fusion",
         f"{len(found)} memory-bound elementwise chain(s) take {F.ns(shown)} ({pct(shown, ctx.wall):.0f}% of "
@@ -125,9 +151,29 @@ def fuse_memory_bound(ctx, th):
         ops=sorted({op for f in found for op in f["pattern"].split(" > ")})[:10],
         suggestion=("Fuse the chain into one kernel: torch.compile the function (or a fused op such as F.gelu "
                     "after a linear, torch._foreach_* for optimiser updates): intermediates stay in registers."),
-        gain_ns=gain, method=f"{METHOD_ROOF}: measured time minus the fused kernel's time at the bandwidth roof "
-                             "(each occurrence moves its largest op's bytes)",
+        gain_ns=gain, method=f"{METHOD_ROOF}: measured time minus the fused kernel's (each occurrence moves its "
+                             "largest op's bytes: at the bandwidth roof on an accelerator, at that op's measured "
+                             "rate on the host CPU), replayed",
         confidence=0.5, rows=rows, affected_ns=shown)
+
+
+def _fresh_ns(ctx) -> np.ndarray:
+    """Per row: what its fresh allocations cost beyond the work (the machine's measured cost per fresh byte;
+    zeros when unknown), charged to the outermost op around each allocation."""
+    from ..first_touch import fresh_cost_ns, per_byte_cost
+    from .memory import _owner_of
+    out = np.zeros(ctx.n)
+    mem = ctx.profile.memory
+    table = per_byte_cost(ctx.meta) if len(mem) and "event_id" in mem.columns else None
+    if not table:
+        return out
+    delta = mem["delta_bytes"].to_numpy(dtype=float)
+    row = ctx.pos.get_indexer(mem["event_id"].to_numpy())
+    ok = (delta > 0) & (row >= 0)
+    if ok.any():
+        cost = np.nan_to_num(fresh_cost_ns(delta[ok], table))
+        np.add.at(out, _owner_of(ctx, row[ok]), cost)
+    return out
 
 
 def under_roof(ctx, th):
