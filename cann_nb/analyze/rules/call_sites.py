@@ -6,6 +6,9 @@ samples (``meta["call_sites"]``, collect/call_sites.py, taken through the whole 
 budget stopped op recording) say *where*: the line the recording thread was on. The finding joins the two:
 the line's share of the samples times end-to-end is its time; its calls are the recorded tiny calls scaled
 to the whole run (per step when steps were recorded whole, else by the line's sampled time).
+
+Profiles of the Python tracer (no framework ops) have exact call sites instead: its line spans, and the
+library calls each line makes (``tiny_calls_by_line``, host-bound Python rather than op launches).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import math
 import os
 
 import numpy as np
+import pandas as pd
 
 from ... import formatting as F
 from . import base
@@ -71,7 +75,11 @@ def tiny_ops_by_line(ctx, th):
         return
     recorded = sum(int(r.get("recorded_samples") or 0) for r in cs.get("lines") or [])
     at_line = (line.get("recorded_samples") or 0) / recorded if recorded else share
-    line_ns = share * ctx.wall
+    # the line's sampled time less what recording its ops cost (gains are for the run without the profiler)
+    from ..timeline import ancestor_flag
+    mine = np.zeros(ctx.n, dtype=bool)
+    mine[rows] = True
+    line_ns = max(share * ctx.wall - at_line * float(ctx.recording_cost[ancestor_flag(ctx, mine)].sum()), 0.0)
     calls_recorded = len(rows) * at_line
     truncated = bool((ctx.meta.get("budget") or {}).get("reached"))
     per_step = _calls_per_step(ctx, rows) if truncated else None
@@ -109,3 +117,119 @@ def tiny_ops_by_line(ctx, th):
     yield base.make_finding(ctx, "tiny_ops_by_line", "launch_overhead", title, evidence=evidence, ops=names,
                             suggestion=sugg, gain_ns=gain, method=base.METHOD_HEADROOM, confidence=conf,
                             rows=rows, affected_ns=line_ns)
+
+
+# -- the Python tracer's lines: exact call sites -----------------------------------------------------
+def _file_of(file_line) -> np.ndarray:
+    """The file part of ``file:line`` values (object array; None where unknown)."""
+    out = np.empty(len(file_line), dtype=object)
+    for i, v in enumerate(file_line):
+        out[i] = v.rsplit(":", 1)[0] if isinstance(v, str) else None
+    return out
+
+
+def _suggestion(where: str, code: str, names: list[str]) -> str:
+    at = f"line {where}{f' ({code})' if code else ''}"
+    if any(n.startswith("pandas.") for n in names):
+        return (f"Vectorise {at}: compute on whole columns (df['price'] * df['qty'], np.where(cond, a, b), "
+                "Series.map / merge instead of lookups per row) instead of iterrows / apply(axis=1) / .loc[i] / "
+                ".at[i] per row; if a loop must stay, loop over arrays taken once with .to_numpy() "
+                "(or itertuples), not over pandas objects.")
+    if any(n.startswith("numpy.") for n in names):
+        return (f"Vectorise {at}: one numpy call on the whole array (or a stacked batch) instead of one "
+                "call per element or row.")
+    return (f"Take the per-element calls out of {at}: operate on whole sequences at once (numpy arrays, "
+            "str.join, sum/map over the sequence, a dict or set built once) instead of calling a library "
+            "function for every element.")
+
+
+def tiny_calls_by_line(ctx, th):
+    """A user line (the Python tracer's line spans) that calls library functions thousands of times,
+    each call short: a per-row / per-element loop (``df.iterrows()``, ``row["a"]``, ``df.loc[i, c] = v``,
+    ``math.sqrt(x[i])``). Calls are short when no piece of their work exceeds ``short_ns`` (the longest
+    self time in their call tree: dispatch, checks and small objects, not native work on data) and a
+    typical call is under ``max_call_ns``. Gain: replay with the line's time less what vectorised code
+    keeps: one typical call of each distinct short function (it is then called once, on whole columns),
+    every other call whole, and the line's own time whole when it does work (one typical execution's
+    when it is only interpreter overhead)."""
+    from .host import LINE_RE, longest_piece
+
+    if "file_line" not in ctx.events or not ctx.n:
+        return
+    on = (ctx.role == R["python"]) & (ctx.track_code == ctx.main_track)
+    is_line = on & ctx.flag(LINE_RE)
+    if not is_line.any():
+        return
+    prow = ctx.rows_of_parent
+    calls = np.flatnonzero(on & ~is_line & (prow >= 0))
+    calls = calls[is_line[prow[calls]]]
+    if len(calls) < th["min_calls"]:
+        return
+    file_line = ctx.events["file_line"]
+    line_rows = np.flatnonzero(is_line)
+    user_files = {f for f in pd.unique(_file_of(file_line.iloc[line_rows].to_numpy())) if f}
+    call_files = _file_of(file_line.iloc[calls].to_numpy())
+    library = np.array([f is None or f not in user_files for f in call_files], dtype=bool)
+    calls = calls[library]
+    if len(calls) < th["min_calls"]:
+        return
+    piece = longest_piece(ctx)
+    line_of = ctx.name_code[prow[calls]]
+    df = pd.DataFrame({"line": line_of, "fn": ctx.name_code[calls], "dur": ctx.dur[calls],
+                       "piece": piece[calls]})
+    g = df.groupby(["line", "fn"], sort=False).agg(n=("dur", "size"), total=("dur", "sum"),
+                                                   typical=("dur", "median"), piece=("piece", "median"))
+    g["short"] = (g["piece"] < th["short_ns"]) & (g["typical"] < th["max_call_ns"])
+    short = g[g["short"]]
+    per_line = short.groupby(level="line").agg(n=("n", "sum"), total=("total", "sum"), kept=("typical", "sum"))
+    per_line = per_line[per_line["n"] >= th["min_calls"]]
+    if not len(per_line):
+        return
+    self_ns = ctx.self_ns
+    line_code = ctx.name_code[line_rows]
+    found = []
+    for code, row in per_line.iterrows():
+        spans = line_rows[line_code == code]
+        line_ns = base.covered_ns(ctx, spans)
+        own = self_ns[spans].astype(float)
+        typical_self = float(np.median(own))
+        # the line's own time: interpreter overhead per execution when short (vectorised code runs the
+        # line once), native work on data (untraced ufuncs, operators) when not: kept whole
+        self_saved = float(own.sum() - typical_self) if typical_self < th["short_ns"] else 0.0
+        removable = float(row["total"] - row["kept"]) + self_saved
+        if base.pct(removable, ctx.wall) < th["min_pct"]:
+            continue
+        found.append((removable, int(code), spans, line_ns, typical_self, self_saved, row))
+    found.sort(key=lambda x: -x[0])
+    rep = ctx.replay
+    for removable, code, spans, line_ns, typical_self, self_saved, row in found[: th["top"]]:
+        mask = np.zeros(ctx.n, dtype=bool)
+        mask[spans] = True
+        factor = max(0.0, 1.0 - removable / max(line_ns, 1))
+        gain, conf = base.replay_gain(ctx, seg_factor=rep.seg_factor_for(mask, factor))
+        fns = short.loc[code].sort_values("total", ascending=False)
+        names = [str(ctx.name_cats[c]) for c in fns.index[:3]]
+        rows = calls[line_of == code]
+        n_calls, execs = int(row["n"]), int(len(spans))
+        mean = float(row["total"]) / max(n_calls, 1)
+        place = file_line.iloc[spans[0]]
+        where = (f"{os.path.basename(place.rsplit(':', 1)[0])}:{place.rsplit(':', 1)[1]}"
+                 if isinstance(place, str) and ":" in place else str(ctx.name_cats[code]))
+        label = str(ctx.name_cats[code])
+        src = label.split(": ", 1)[1] if ": " in label else ""
+        title = (f"Line {where} calls library functions one row/element at a time: {n_calls:,} calls of "
+                 f"{F.ns(mean)} on average ({', '.join('.'.join(n.split('.')[-2:]) for n in names)}) in {execs:,} executions, "
+                 f"{base.pct(line_ns, ctx.wall):.0f}% of the run")
+        evidence = {"file_line": place if isinstance(place, str) else None, "line": label, "code": src or None,
+                    "executions": execs, "calls": n_calls, "calls_per_execution": n_calls / max(execs, 1),
+                    "mean_call_ns": mean, "line_ns": line_ns,
+                    "functions": [{"name": str(ctx.name_cats[c]), "calls": int(r["n"]), "total_ns": int(r["total"]),
+                                   "typical_ns": float(r["typical"]), "longest_piece_ns": float(r["piece"])}
+                                  for c, r in fns.head(5).iterrows()],
+                    "kept_calls_ns": float(row["kept"]), "typical_self_ns": typical_self,
+                    "self_saved_ns": self_saved, "removable_ns": removable,
+                    "threshold_short_ns": th["short_ns"], "threshold_max_call_ns": th["max_call_ns"],
+                    "gain_method": "replay: the line's time less one typical call of each distinct short function"}
+        yield base.make_finding(ctx, "tiny_calls_by_line", "host_bound", title, evidence=evidence, ops=names,
+                                suggestion=_suggestion(where, src, names), gain_ns=gain, method=base.METHOD_CP,
+                                confidence=conf * 0.9, rows=rows, affected_ns=line_ns)

@@ -52,18 +52,58 @@ def work_units(ctx) -> np.ndarray:
     return rows[np.argsort(ctx.start[rows], kind="stable")]
 
 
-def small_op_runs(ctx, short_ns: int, gap_ns: int, min_run: int) -> pd.DataFrame:
-    """Runs of consecutive short units separated by short gaps: ``first, last`` (indices into
-    work_units), ``start, end, n``."""
+def python_units(ctx) -> bool:
+    """True when the main lane has no framework ops: the work units are the Python tracer's lines
+    (or calls), and a loop of them is host-bound Python, not op-launch overhead."""
+    return not ((ctx.role == C.R["op"]) & (ctx.track_code == ctx.main_track)).any()
+
+
+def longest_piece(ctx) -> np.ndarray:
+    """Per event, the longest self time in its subtree (the event and everything nested in it): the
+    largest single stretch of work it does without calling anything recorded. A call made only of
+    small steps (a deep pandas call: argument checks, small objects, dispatch) has a short longest
+    piece however long it takes in all; a call doing real native work (a LAPACK call, a sort, a
+    ufunc on a large array) has a long one."""
+    def calc():
+        out = ctx.self_ns.astype(I64).copy()
+        if not ctx.n:
+            return out
+        prow = ctx.rows_of_parent
+        depth = ctx.events["depth"].to_numpy()
+        rows = np.flatnonzero(prow >= 0)
+        rows = rows[np.argsort(-depth[rows], kind="stable")]   # deepest first: children before parents
+        d = depth[rows]
+        cuts = np.flatnonzero(np.diff(d)) + 1
+        for level in np.split(rows, cuts):
+            np.maximum.at(out, prow[level], out[level])
+        return out
+    return ctx.memo("longest_piece", calc)
+
+
+def short_units(ctx, u: np.ndarray, short_ns: int, max_unit_ns: int | None = None) -> np.ndarray:
+    """Which work units are short, by their name's typical (median) call, so an occasional slow call
+    (an interrupt, a page fault) does not split a loop. Framework ops: shorter than ``short_ns``.
+    Python lines (``max_unit_ns`` given): no single piece of work longer than ``short_ns``
+    (``longest_piece``) and shorter than ``max_unit_ns`` in all: a line made of per-call overhead,
+    e.g. ``row["price"] * row["qty"]`` on a pandas row (two short library calls), or scalar
+    arithmetic on array elements (no call at all)."""
+    codes = ctx.name_code[u]
+    typical = pd.Series(ctx.dur[u]).groupby(codes).transform("median").to_numpy()
+    if max_unit_ns is None:
+        return typical < short_ns
+    piece = pd.Series(longest_piece(ctx)[u]).groupby(codes).transform("median").to_numpy()
+    return (piece < short_ns) & (typical < max_unit_ns)
+
+
+def small_op_runs(ctx, short_ns: int, gap_ns: int, min_run: int, max_unit_ns: int | None = None) -> pd.DataFrame:
+    """Runs of consecutive short units (``short_units``) separated by short gaps: ``first, last``
+    (indices into work_units), ``start, end, n``."""
     u = work_units(ctx)
     cols = ["first", "last", "start", "end", "n"]
     if len(u) < min_run:
         return pd.DataFrame(columns=cols)
-    s, e, d = ctx.start[u], ctx.end[u], ctx.dur[u]
-    # short by the op's typical (median) call, so an occasional slow call (an interrupt, a page
-    # fault) does not split a loop of tiny ops
-    typical = pd.Series(d).groupby(ctx.name_code[u]).transform("median").to_numpy()
-    short = typical < short_ns
+    s, e = ctx.start[u], ctx.end[u]
+    short = short_units(ctx, u, short_ns, max_unit_ns)
     link = np.zeros(len(u), dtype=bool)
     link[1:] = short[1:] & short[:-1] & (s[1:] - e[:-1] < gap_ns)
     run_start = ~link
@@ -76,13 +116,96 @@ def small_op_runs(ctx, short_ns: int, gap_ns: int, min_run: int) -> pd.DataFrame
 
 
 def small_ops(ctx, th):
-    """Many short framework ops (or Python lines) back to back: per-element loops, batch-1 loops.
-    The fix (vectorise, batch, fuse) keeps their real work and drops the per-call overhead and the
-    Python between them. Gain: replay with the flagged spans shrunk to their estimated work (each
-    op's time above the cheapest call of the same op)."""
-    runs = small_op_runs(ctx, th["short_ns"], th["gap_ns"], th["min_run"])
+    """Many short framework ops back to back: per-element loops, batch-1 loops. The fix (vectorise,
+    batch, fuse) keeps their real work and drops the per-call overhead and the Python between them.
+    Gain: replay with the flagged spans shrunk to their estimated work (one typical call of each
+    distinct op). Profiles without framework ops (the Python tracer's) are ``python_loop``'s."""
+    if python_units(ctx):
+        return
+    yield from _short_runs(ctx, th, "small_ops", "launch_overhead", None)
+
+
+def python_loop(ctx, th):
+    """A per-element Python loop (Python tracer, no framework ops): executions of the user's lines
+    back to back, each made of per-call overhead rather than work: no single piece of work longer
+    than ``short_ns`` (scalar arithmetic on array elements, short library calls such as indexing a
+    pandas row) and under ``max_unit_ns`` in all; some line of the run executes ``min_iterations``
+    times (once per element). Host-bound Python, not op-launch overhead. The fix
+    (whole-array numpy/pandas operations) calls each function once on whole columns. Gain: replay with
+    the loop's time shrunk to one typical execution of each distinct line."""
+    if not python_units(ctx):
+        return
+    yield from _short_runs(ctx, th, "python_loop", "host_bound", th["max_unit_ns"])
+
+
+def _growing_lines(ctx, rows: np.ndarray, region: int) -> list[dict]:
+    """Lines of the loop whose time per execution grows with the iterations (the last quarter's median
+    at least 3x the first quarter's) and that hold a quarter of the loop: each pass scans or copies a
+    container that the loop grows (``x in a_list``, ``list.index``, ``s += piece``, ``np.append``)."""
+    out = []
+    codes = ctx.name_code[rows]
+    for c in np.unique(codes):
+        r = rows[codes == c]
+        if len(r) < 40 or ctx.dur[r].sum() < 0.25 * region:
+            continue
+        d = ctx.dur[r[np.argsort(ctx.start[r], kind="stable")]]
+        q = len(d) // 4
+        first, last = float(np.median(d[:q])), float(np.median(d[-q:]))
+        if last >= 3 * max(first, 1.0):
+            out.append({"line": str(ctx.name_cats[c]), "first_quarter_ns": first, "last_quarter_ns": last,
+                        "time_ns": int(ctx.dur[r].sum())})
+    return out
+
+
+def _past_line_budget(ctx, runs: pd.DataFrame, short_ns: int, max_unit_ns: int) -> tuple[pd.DataFrame, int]:
+    """The Python tracer stops recording lines after its line budget (meta ``line_budget_exhausted``);
+    a loop still running then goes on unrecorded, as self time of its frame. The run holding the last
+    recorded line is extended to the end of that line's frame, or to the frame's first recorded call
+    after the run that is not short (real work the loop did not do before). Returns the runs and the
+    time added."""
+    py = (ctx.meta.get("collectors") or {}).get("python") or {}
+    if not py.get("line_budget_exhausted") or not len(runs):
+        return runs, 0
+    u = work_units(ctx)
+    lines = u[ctx.flag(LINE_RE)[u]]
+    if not len(lines):
+        return runs, 0
+    last_line = lines[np.argmax(ctx.start[lines])]
+    k = np.flatnonzero(u[runs["last"].to_numpy()] == last_line)
+    frame = ctx.rows_of_parent[last_line]
+    if not len(k) or frame < 0:
+        return runs, 0
+    k = int(k[0])
+    end = int(runs["end"].iloc[k])
+    stop = int(ctx.end[frame])
+    kids = np.flatnonzero((ctx.rows_of_parent == frame) & (ctx.start >= end))
+    big = kids[(longest_piece(ctx)[kids] >= short_ns) | (ctx.dur[kids] >= max_unit_ns)]
+    if len(big):
+        stop = min(stop, int(ctx.start[big].min()))
+    if stop <= end:
+        return runs, 0
+    runs = runs.copy()
+    runs.loc[runs.index[k], "end"] = stop
+    return runs, stop - end
+
+
+def _short_runs(ctx, th, rule_id: str, category: str, max_unit_ns):
+    """Shared body of small_ops and python_loop: runs of short units, their region replayed at the
+    work that vectorised code keeps."""
+    runs = small_op_runs(ctx, th["short_ns"], th["gap_ns"], th["min_run"], max_unit_ns)
     if not len(runs):
         return
+    unrecorded = 0
+    if max_unit_ns is not None:
+        # a per-element loop runs its body once per element: hundreds of times at least; a few dozen
+        # repeats of vectorised code are not one
+        u = work_units(ctx)
+        keep = [int(np.bincount(np.maximum(ctx.name_code[u[a:b + 1]], 0)).max()) >= th["min_iterations"]
+                for a, b in zip(runs["first"], runs["last"])]
+        runs = runs[np.array(keep, dtype=bool)]
+        if not len(runs):
+            return
+        runs, unrecorded = _past_line_budget(ctx, runs, th["short_ns"], max_unit_ns)
     region = covered_spans_ns(ctx, runs["start"].to_numpy(), runs["end"].to_numpy())   # runs of several threads overlap
     if pct(region, ctx.wall) < th["min_pct"]:
         return
@@ -101,31 +224,42 @@ def small_ops(ctx, th):
     gain, conf = replay_gain(ctx, seg_factor=f)
     n_ops = int(len(rows))
     mean = float(d.mean())
-    batch1 = float(C.name_flags(ctx.events["shapes"], BATCH1_RE)[rows].mean()) if len(rows) else 0.0
     names = top_names(ctx, rows, 5)
-    python_line = not (ctx.role[rows] == C.R["op"]).any()
-    if batch1 >= 0.5:
-        what = "batch-1 calls"
-        sugg = ("Batch the samples: stack the inputs along the first dimension and call the model/op once "
-                "(e.g. model(torch.stack(xs)) instead of a loop over model(x[i:i+1])); the per-call overhead "
-                "then is paid once per batch.")
-    elif python_line:
-        what = "short Python lines"
-        sugg = ("Vectorise the loop: replace the per-element Python work with whole-array numpy/torch "
-                "operations (e.g. np.sqrt(a * b).sum() instead of a loop over elements).")
+    evidence = {"ops": n_ops, "runs": int(len(runs)), "region_ns": region, "mean_op_ns": mean,
+                "estimated_work_ns": work, "top_ops": names, "threshold_short_ns": th["short_ns"]}
+    if max_unit_ns is not None:
+        growing = _growing_lines(ctx, rows, region)
+        evidence.update(threshold_max_unit_ns=max_unit_ns, growing_lines=growing,
+                        longest_piece_median_ns=float(np.median(longest_piece(ctx)[rows])),
+                        unrecorded_after_line_budget_ns=unrecorded)
+        title = (f"A per-element Python loop: {n_ops:,} executions of short lines ({F.ns(mean)} on average, "
+                 f"none doing more than {F.ns(th['short_ns'])} of work at a time) run back to back for "
+                 f"{F.ns(region)} ({pct(region, ctx.wall):.0f}% of end-to-end)")
+        sugg = ("Vectorise the loop: replace the per-element Python work with whole-array numpy/pandas "
+                "operations (e.g. np.sqrt(a * b).sum() instead of a loop over elements; df['a'] * df['b'] "
+                "and np.where instead of iterrows/apply(axis=1)/.loc[i] per row).")
+        if growing:
+            g = max(growing, key=lambda x: x["time_ns"])
+            sugg = (f"{g['line']} costs more at each pass ({F.ns(g['first_quarter_ns'])} early, "
+                    f"{F.ns(g['last_quarter_ns'])} late): it scans or copies something the loop grows "
+                    "(x in a_list, list.index/remove, s += piece, np.append): use a set or dict for lookups, "
+                    "collect pieces in a list and join or build the array once. Otherwise: " + sugg)
     else:
-        what = "tiny ops"
-        sugg = ("Vectorise: operate on whole tensors instead of element by element (index/scalar ops in a "
-                "Python loop); on an accelerator also fuse or capture the loop (torch.compile, CUDA graphs).")
-    title = (f"{n_ops:,} {what} of {F.ns(mean)} on average run back to back for {F.ns(region)} "
-             f"({pct(region, ctx.wall):.0f}% of end-to-end)")
-    yield make_finding(
-        ctx, "small_ops", "launch_overhead", title,
-        evidence={"ops": n_ops, "runs": int(len(runs)), "region_ns": region, "mean_op_ns": mean,
-                  "estimated_work_ns": work, "batch1_share": batch1, "top_ops": names,
-                  "threshold_short_ns": th["short_ns"]},
-        ops=names, suggestion=sugg, gain_ns=gain, method=METHOD_CP, confidence=conf * 0.9, rows=rows,
-        affected_ns=region)
+        batch1 = float(C.name_flags(ctx.events["shapes"], BATCH1_RE)[rows].mean()) if len(rows) else 0.0
+        evidence["batch1_share"] = batch1
+        if batch1 >= 0.5:
+            what = "batch-1 calls"
+            sugg = ("Batch the samples: stack the inputs along the first dimension and call the model/op once "
+                    "(e.g. model(torch.stack(xs)) instead of a loop over model(x[i:i+1])); the per-call "
+                    "overhead then is paid once per batch.")
+        else:
+            what = "tiny ops"
+            sugg = ("Vectorise: operate on whole tensors instead of element by element (index/scalar ops in a "
+                    "Python loop); on an accelerator also fuse or capture the loop (torch.compile, CUDA graphs).")
+        title = (f"{n_ops:,} {what} of {F.ns(mean)} on average run back to back for {F.ns(region)} "
+                 f"({pct(region, ctx.wall):.0f}% of end-to-end)")
+    yield make_finding(ctx, rule_id, category, title, evidence=evidence, ops=names, suggestion=sugg, gain_ns=gain,
+                       method=METHOD_CP, confidence=conf * 0.9, rows=rows, affected_ns=region)
 
 
 def python_gaps(ctx, th):

@@ -20,10 +20,21 @@ RULES: tuple[Rule, ...] = (
     Rule("small_ops", "launch_overhead", "Many tiny ops back to back (per-element or batch-1 loops)", host.small_ops,
          {"short_ns": 30 * US, "gap_ns": 1 * MS, "min_run": 20, "min_pct": 10.0},
          "[B3] msprof op_schedule_advice (small-op storm), HTA launch stats (5-20 us launch cost)", METHOD_CP),
+    Rule("python_loop", "host_bound", "A per-element Python loop: short lines back to back (no framework ops)",
+         host.python_loop, {"short_ns": 30 * US, "max_unit_ns": 1 * MS, "gap_ns": 1 * MS, "min_run": 20,
+                            "min_iterations": 200, "min_pct": 10.0},
+         "[B3] as small_ops, on the Python tracer's lines: a line is short when no piece of its work (self "
+         "time anywhere in its call tree) exceeds short_ns; max_unit_ns bounds a whole execution", METHOD_CP),
     Rule("tiny_ops_by_line", "launch_overhead", "A Python line calling tiny ops element by element",
          call_sites.tiny_ops_by_line, {"short_ns": 30 * US, "min_calls": 1000, "min_pct": 10.0},
          "[B3] as small_ops, by call site: sampled lines (meta call_sites) x recorded tiny ops; holds on "
          "profiles the memory budget truncated (issue 19)", METHOD_HEADROOM),
+    Rule("tiny_calls_by_line", "host_bound", "A Python line calling library functions row by row (no framework ops)",
+         call_sites.tiny_calls_by_line,
+         {"short_ns": 30 * US, "max_call_ns": 1 * MS, "min_calls": 1000, "min_pct": 10.0, "top": 3},
+         "[B3] as tiny_ops_by_line, on the Python tracer's line spans (exact call sites): calls per line and per "
+         "call; a call is short when no piece of its work (self time in its call tree) exceeds short_ns",
+         METHOD_CP),
     Rule("launch_bound", "launch_overhead", "Kernels shorter than their launches", device.launch_bound,
          {"min_launches": 50, "short_share": 0.2, "min_pct": 3.0},
          "[B1/B2] HTA get_cuda_kernel_launch_stats (short kernels), XProf kernel launch 3 %/15 %", METHOD_CP,

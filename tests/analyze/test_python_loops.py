@@ -1,0 +1,209 @@
+"""Per-element loops in numpy / pandas / pure-Python scripts, profiled by the Python tracer for real:
+``python_loop`` (the run of short lines) and ``tiny_calls_by_line`` (the line calling library functions
+row by row) are host-bound findings; ``small_ops`` and ``tiny_ops_by_line`` (framework ops) stay silent."""
+
+from __future__ import annotations
+
+import functools
+import runpy
+import sys
+import textwrap
+
+import pytest
+
+from cann_nb.analyze import findings
+from cann_nb.analyze.rules import all_rules
+from cann_nb.collect import python_tracer as pt
+from cann_nb.collect.base import CollectOptions
+from cann_nb.collect.session import CollectionSession
+
+pd = pytest.importorskip("pandas")
+
+LOOP_RULES = {"python_loop", "tiny_calls_by_line"}
+OP_RULES = {"small_ops", "tiny_ops_by_line"}
+
+
+def profile_script(tmp_path, src: str, name: str = "script"):
+    """Run a script under the Python tracer as ``cann-nb run`` does (runpy inside a session)."""
+    path = tmp_path / f"{name}.py"
+    path.write_text(textwrap.dedent(src))
+    sess = CollectionSession(name, ("python",), CollectOptions())
+    run = functools.partial(runpy.run_path, str(path), run_name="__main__")
+    sess.start()
+    try:
+        run()
+    finally:
+        sess.stop()
+    prof = sess.finish()
+    py = prof.meta["collectors"].get("python", {})
+    if py.get("status") != "ok" or py.get("lines") != "on":
+        pytest.skip(f"python tracer without line spans here: {py}")
+    return prof
+
+
+def by_rule(fs):
+    out = {}
+    for f in fs:
+        out.setdefault(f.rule, []).append(f)
+    return out
+
+
+ITERROWS = """
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"price": rng.random(2500) * 100, "qty": rng.integers(1, 10, 2500)})
+
+    def main():
+        totals = []
+        for _, row in df.iterrows():
+            t = row["price"] * row["qty"]
+            totals.append(t * 0.9 if t > 100 else t)
+        return np.array(totals)
+
+    result = main()
+"""
+
+VECTORISED = """
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"price": rng.random(2500) * 100, "qty": rng.integers(1, 10, 2500)})
+
+    def main():
+        t = (df["price"] * df["qty"]).to_numpy()
+        return np.where(t > 100, t * 0.9, t)
+
+    for _ in range(20):
+        result = main()
+"""
+
+
+def test_iterrows_loop_is_a_host_bound_per_row_loop(tmp_path):
+    fs = findings(profile_script(tmp_path, ITERROWS))
+    rules = by_rule(fs)
+    assert not OP_RULES & set(rules), "no framework ops: not launch overhead"
+    loop = rules["python_loop"][0]
+    assert loop.category == "host_bound"
+    # magnitudes are left to the gain tests: the replay corrects for the tracer's own cost
+    assert 0 < loop.est_gain_pct <= 100
+    assert loop in fs[:3]
+    lines = rules["tiny_calls_by_line"]
+    assert all(f.category == "host_bound" and 0 < f.est_gain_pct <= 100 for f in lines)
+    # the for line resumes DataFrame.iterrows once per row; the next line indexes the row twice
+    it = next(f for f in lines if any("iterrows" in o for o in f.ops))
+    assert it.evidence["calls"] >= 2500 and it.evidence["executions"] >= 2500
+    assert it.evidence["file_line"].endswith("script.py:10")
+    getitem = [f for f in lines if any("Series.__getitem__" in o for o in f.ops)]
+    if getitem:
+        assert getitem[0].evidence["calls_per_execution"] == pytest.approx(2, abs=0.01)
+    # the vectorised form still calls each function once: the gain is below the line's time
+    assert it.est_gain_ns < it.evidence["line_ns"]
+    assert "iterrows" in it.suggestion
+
+
+def test_vectorised_pandas_gets_no_per_row_finding(tmp_path):
+    fs = findings(profile_script(tmp_path, VECTORISED))
+    assert not (LOOP_RULES | OP_RULES) & {f.rule for f in fs}
+
+
+def test_numpy_element_loop_is_host_bound_not_launch_overhead(tmp_path):
+    prof = profile_script(tmp_path, """
+        import numpy as np
+
+        a = np.random.default_rng(0).random(20_000)
+
+        def main():
+            out = np.empty_like(a)
+            for i in range(a.shape[0]):
+                out[i] = a[i] * a[i] + 3.0
+            return out
+
+        result = main()
+    """)
+    rules = by_rule(findings(prof))
+    assert "small_ops" not in rules
+    loop = rules["python_loop"][0]
+    assert loop.category == "host_bound" and 0 < loop.est_gain_pct <= 100
+    assert "tiny_calls_by_line" not in rules     # no library calls: scalar ops raise no call events
+
+
+def test_a_loop_of_native_work_is_not_a_per_element_loop(tmp_path):
+    """Each execution takes about as long as a pandas row access, but in one long piece of native work
+    (LAPACK): not overhead, so neither loop rule fires."""
+    prof = profile_script(tmp_path, """
+        import numpy as np
+
+        m = np.random.default_rng(0).random((60, 60)) + 60 * np.eye(60)
+
+        def main():
+            acc = 0.0
+            for _ in range(300):
+                acc += np.linalg.inv(m)[0, 0]
+            return acc
+
+        result = main()
+    """)
+    fs = findings(prof)
+    assert not LOOP_RULES & {f.rule for f in fs}
+    # with the piece threshold raised above the LAPACK call, the same loop would count as short
+    loose = findings(prof, overrides={"python_loop": {"short_ns": 10**8, "max_unit_ns": 5 * 10**6}},
+                     only=["python_loop"])
+    assert loose
+
+
+def test_loop_past_the_line_budget_is_counted_whole(tmp_path, monkeypatch):
+    """Lines stop being recorded after the tracer's line budget; the loop goes on as its frame's self
+    time, and python_loop extends the run to the frame's end."""
+    monkeypatch.setattr(pt, "LINE_BUDGET", 4000)
+    prof = profile_script(tmp_path, """
+        import numpy as np
+
+        a = np.random.default_rng(0).random(20_000)
+
+        def main():
+            out = np.empty_like(a)
+            for i in range(a.shape[0]):
+                out[i] = a[i] * 2.0
+            return out
+
+        result = main()
+    """)
+    assert prof.meta["collectors"]["python"]["line_budget_exhausted"]
+    loop = by_rule(findings(prof))["python_loop"][0]
+    ev = loop.evidence
+    assert ev["unrecorded_after_line_budget_ns"] > 0
+    # the run reaches the end of main(), the frame that went on running the loop unrecorded
+    ev_main = prof.events[prof.events["name"].astype(str) == "script.main"].iloc[0]
+    assert ev["region_ns"] >= 0.95 * ev_main["dur_ns"] - 50_000
+    assert 0 < loop.est_gain_pct <= 100
+
+
+def test_a_lookup_that_grows_with_the_loop_is_named_in_the_suggestion(tmp_path):
+    prof = profile_script(tmp_path, """
+        items = [(i * 7919) % 5000 for i in range(3000)]
+
+        def main():
+            seen = []
+            dups = 0
+            for v in items:
+                if v in seen:
+                    dups += 1
+                else:
+                    seen.append(v)
+            return dups
+
+        result = main()
+    """)
+    loop = by_rule(findings(prof))["python_loop"][0]
+    assert loop.category == "host_bound" and 0 < loop.est_gain_pct <= 100
+    assert any("if v in seen" in g["line"] for g in loop.evidence["growing_lines"])
+    assert "set or dict" in loop.suggestion
+
+
+def test_each_loop_rule_has_one_category():
+    cats = {r.id: r.category for r in all_rules()}
+    assert cats["small_ops"] == cats["tiny_ops_by_line"] == "launch_overhead"
+    assert cats["python_loop"] == cats["tiny_calls_by_line"] == "host_bound"
