@@ -1,8 +1,9 @@
 """The advisor graded as users meet it: planted slow/fixed script pairs, profiled with the command line
 and default flags.
 
-    python benchmarks/advisor/run_scripts.py                       # every case of both sets
+    python benchmarks/advisor/run_scripts.py                       # every case of every set
     python benchmarks/advisor/run_scripts.py --set heldout         # the held-out set only
+    python benchmarks/advisor/run_scripts.py --set heldout2        # the second held-out set only
     python benchmarks/advisor/run_scripts.py --only t01 h03        # cases by name prefix
     python benchmarks/advisor/run_scripts.py --markdown            # the results tables from the last runs
 
@@ -39,7 +40,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-SETS = {"tuned": HERE / "scripts", "heldout": HERE / "heldout"}
+SETS = {"tuned": HERE / "scripts", "heldout": HERE / "heldout", "heldout2": HERE / "heldout2"}
 RESULTS = ROOT / "benchmarks" / "results" / "advisor_scripts.json"
 TOP_K = 3
 ENV = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
@@ -128,7 +129,7 @@ def run(which, only, repeats) -> list[dict]:
                "seconds": round(time.perf_counter() - t0, 1)}
         rows.append(row)
         est = f"{row['estimated_pct']:5.1f}%" if row["detected"] else " miss "
-        print(f"{set_name:7s} {case.name:30s} planted={'/'.join(spec['planted']):36s} found={str(row['rule']):20s} "
+        print(f"{set_name:8s} {case.name:30s} planted={'/'.join(spec['planted']):36s} found={str(row['rule']):20s} "
               f"est={est} measured={m['measured_pct']:5.1f}% agree={m['results_agree']} "
               f"top={[t['rule'] for t in res['top']]}", flush=True)
     return rows
@@ -136,7 +137,7 @@ def run(which, only, repeats) -> list[dict]:
 
 def summarize(rows: list[dict]) -> dict:
     out = {}
-    for name in ("tuned", "heldout", "all"):
+    for name in (*SETS, "all"):
         sel = [r for r in rows if name == "all" or r["set"] == name]
         if not sel:
             continue
@@ -149,7 +150,7 @@ def summarize(rows: list[dict]) -> dict:
 
 def markdown(rows: list[dict]) -> str:
     lines = []
-    for name in ("tuned", "heldout"):
+    for name in SETS:
         sel = [r for r in rows if r["set"] == name]
         if not sel:
             continue
@@ -173,7 +174,7 @@ def markdown(rows: list[dict]) -> str:
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--set", choices=("tuned", "heldout", "all"), default="all")
+    ap.add_argument("--set", choices=(*SETS, "all"), default="all")
     ap.add_argument("--only", nargs="*", default=None, help="case name prefixes")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--markdown", action="store_true", help="print the tables of the stored results and exit")
@@ -184,10 +185,10 @@ def main(argv=None):
     if a.markdown:
         print(markdown(stored["cases"]))
         return stored
-    which = ["tuned", "heldout"] if a.set == "all" else [a.set]
+    which = list(SETS) if a.set == "all" else [a.set]
     new = run(which, a.only, a.repeats)
     done = {r["case"] for r in new}
-    order = {d.name: i for i, (_, d) in enumerate(cases(["tuned", "heldout"], None))}
+    order = {d.name: i for i, (_, d) in enumerate(cases(list(SETS), None))}
     rows = sorted([r for r in stored["cases"] if r["case"] not in done] + new, key=lambda r: order.get(r["case"], 1e9))
     result = {"summary": summarize(rows), "cases": rows,
               "measured_at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}

@@ -1,0 +1,25 @@
+"""A binary record file built with bytes += struct.pack(...) in a loop (StackOverflow: "efficient way to
+build a bytes object", "bytes concatenation is quadratic"): unlike str, bytes has no in-place append, so
+every record copies the whole buffer written so far."""
+PLANTED = ("memory", "hotspot")
+TOL = 1e-9
+import struct
+
+import numpy as np
+
+rng = np.random.default_rng(0)
+ids = rng.integers(0, 1_000_000, 50_000).tolist()
+xs = rng.standard_normal(50_000).tolist()
+ys = rng.standard_normal(50_000).tolist()
+
+
+def main():
+    buf = b""
+    for i, x, y in zip(ids, xs, ys):
+        buf += struct.pack("<iff", i, x, y)
+    rec = np.frombuffer(buf, dtype=np.dtype([("id", "<i4"), ("x", "<f4"), ("y", "<f4")]))
+    return np.array([len(buf), rec["id"].sum(), rec["x"].sum(dtype=np.float64), rec["y"].sum(dtype=np.float64)])
+
+
+if __name__ == "__main__":
+    result = main()
