@@ -21,9 +21,10 @@ import tempfile
 import time
 from pathlib import Path
 
-ROUNDS = 7
-TORCH_ITERS = 2_000        # 8,000 op events per round (the index loop)
-PYTHON_ITERS = 10_000      # ~120,000 tracer records per round
+ROUNDS = 15
+VERSION = 2                # of the method: a cached figure from another method is measured again
+TORCH_ITERS = 500          # 2,000 op events per round (the index loop): short rounds, more of them undisturbed
+PYTHON_ITERS = 2_000       # ~24,000 tracer records per round
 
 
 def _cache_file() -> Path:
@@ -74,8 +75,8 @@ def torch_cost(record_shapes: bool, profile_memory: bool, with_stack: bool) -> d
     for torch.profiler with these options on this machine."""
     import torch
 
-    key = f"torch {torch.__version__} | {_machine()} | shapes={record_shapes} memory={profile_memory} " \
-          f"stack={with_stack}"
+    key = f"v{VERSION} torch {torch.__version__} | {_machine()} | shapes={record_shapes} " \
+          f"memory={profile_memory} stack={with_stack}"
     return _cached(key, lambda: _measure_torch(record_shapes, profile_memory, with_stack))
 
 
@@ -142,7 +143,7 @@ def loop(n, v):
 def python_cost() -> dict:
     """{"ns_per_record": ..., "per": "tracer record"} for collect/python_tracer.py on this machine."""
     import sys
-    return _cached(f"python {sys.version.split()[0]} | {_machine()} | tracer", _measure_python)
+    return _cached(f"v{VERSION} python {sys.version.split()[0]} | {_machine()} | tracer", _measure_python)
 
 
 def _measure_python() -> dict:
