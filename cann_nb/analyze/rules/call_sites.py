@@ -98,6 +98,18 @@ def tiny_ops_by_line(ctx, th):
     codes = ctx.name_code[rows]
     work = float(sum(np.median(ctx.dur[rows][codes == c]) for c in np.unique(codes)))
     gain = max(line_ns - work, 0.0)
+    method = "headroom: the line's sampled time less one typical call of each distinct op"
+    if not truncated:
+        # every op was recorded: the loop is where its tiny ops are (a few samples of a short run put the
+        # whole run, set-up included, on one line), replayed with it shrunk to that work, the line's share of it
+        lo, hi = int(ctx.start[rows].min()), int(ctx.end[rows].max())
+        rep = ctx.replay
+        inside = rep.seg_net[(rep.seg_start >= lo) & (rep.seg_end <= hi)].sum()
+        f = rep.seg_factor_in(np.array([lo]), np.array([hi]), min(1.0, work / max(inside, 1.0)))
+        gain = at_line * base.replay_gain(ctx, seg_factor=f)[0]
+        line_ns = min(line_ns, at_line * float(inside))
+        method = ("critical-path what-if: the recorded tiny ops' stretch shrunk to one typical call of each "
+                  "distinct op, times the line's share of the recorded samples")
     names = base.top_names(ctx, rows, 3)
     mean = float(ctx.dur[rows].mean())
     where = f"{os.path.basename(str(line['file']))}:{line['line']}"
@@ -112,10 +124,11 @@ def tiny_ops_by_line(ctx, th):
                 "line_samples": line["samples"], "samples": cs["samples"], "line_share": share,
                 "line_ns": line_ns, "recorded_calls": int(round(calls_recorded)), "estimated_calls": int(round(calls)),
                 "calls_estimate": how, "mean_call_ns": mean, "vectorised_work_ns": work, "truncated": truncated,
-                "gain_method": "headroom: the line's sampled time less one typical call of each distinct op"}
+                "gain_method": method}
     conf = min(0.9, 0.4 + 0.5 * math.sqrt(min(line["samples"], 100) / 100))
     yield base.make_finding(ctx, "tiny_ops_by_line", "launch_overhead", title, evidence=evidence, ops=names,
-                            suggestion=sugg, gain_ns=gain, method=base.METHOD_HEADROOM, confidence=conf,
+                            suggestion=sugg, gain_ns=gain,
+                            method=base.METHOD_HEADROOM if truncated else base.METHOD_CP, confidence=conf,
                             rows=rows, affected_ns=line_ns)
 
 
