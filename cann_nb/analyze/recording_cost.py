@@ -32,7 +32,8 @@ def per_row(ctx) -> np.ndarray:
     if not ctx.n:
         return cost
     host = ctx.is_host
-    k_op = _figure(ctx.meta, "torch", "ns_per_event")
+    # measured in the run itself when it could be (torch_collector's probe), else the machine's figure
+    k_op = _figure(ctx.meta, "torch", "in_run_ns_per_event") or _figure(ctx.meta, "torch", "ns_per_event")
     if k_op:
         cost[host & (ctx.role == C.R["op"])] = k_op
     k_mem = _figure(ctx.meta, "torch", "ns_per_memory_event")
@@ -55,7 +56,8 @@ def per_row(ctx) -> np.ndarray:
 def describe(ctx, removed_ns: float) -> dict:
     """Evidence: what was taken out of the profiled time, and why."""
     out = {"recording_cost_ns": float(removed_ns), "wall_without_recording_ns": float(ctx.wall - removed_ns)}
-    for collector, key in (("torch", "ns_per_event"), ("torch", "ns_per_memory_event"), ("python", "ns_per_record")):
+    for collector, key in (("torch", "ns_per_event"), ("torch", "in_run_ns_per_event"), ("torch", "ns_per_memory_event"),
+                           ("python", "ns_per_record")):
         k = _figure(ctx.meta, collector, key)
         if k:
             out[f"{collector}_{key}"] = k

@@ -126,6 +126,28 @@ def _measure_torch(record_shapes: bool, profile_memory: bool, with_stack: bool) 
                       f"and {mem_f} memory events), each bare vs recorded, interleaved, best of {ROUNDS}"}
 
 
+# -- in the run itself (torch_collector.stop) -------------------------------------------------------
+PROBE_ITERS = 300          # 1,200 op events a round: ~0.6 ms recorded
+PROBE_ROUNDS = 3
+_PROBE_INPUT = None
+
+
+def probe_rounds(bare: bool) -> list[int]:
+    """ns of each of PROBE_ROUNDS index + .item() loops (the torch collector times them recorded, then bare)."""
+    global _PROBE_INPUT
+    import torch
+
+    if _PROBE_INPUT is None:
+        _PROBE_INPUT = torch.rand(64)
+    x, out = _PROBE_INPUT, []
+    for _ in range(PROBE_ROUNDS):
+        t = time.perf_counter_ns()
+        for i in range(PROBE_ITERS):
+            x[i % 64].item()
+        out.append(time.perf_counter_ns() - t)
+    return out
+
+
 # -- the Python tracer -----------------------------------------------------------------------------
 _PY_LOOP = '''
 def work(v, i):

@@ -121,6 +121,8 @@ class TorchCollector(Collector):
         self.budget = _budget.resolve(options)
         self._guard: _budget.Guard | None = None
         self._window_ns = [0, 0]   # recording start and stop, relative to t0
+        self._owner_thread: int | None = None
+        self._probe: dict | None = None   # the in-run measure of recording's cost (stop -> result)
 
     # -- around the user's code -----------------------------------------------------------------
     def start(self) -> None:
@@ -139,6 +141,7 @@ class TorchCollector(Collector):
             # a schedule would add a ProfilerStep#N span covering the same time again
             self._prof = profile(activities=self._activities(), **kwargs, **trace_only_config(o.stack))
         self._window_ns[0] = time.time_ns() - self.t0_ns
+        self._owner_thread = threading.get_ident()
         with quiet_stderr():
             self._prof.start()
         self._recording = True
@@ -186,7 +189,21 @@ class TorchCollector(Collector):
     def stop(self) -> None:
         if self._guard is not None:
             self._guard.stop()
+        probing = self._probe_recorded()
         self._stop_profiler()
+        if probing:
+            self._probe["bare_ns"] = overhead.probe_rounds(bare=True)
+
+    def _probe_recorded(self) -> bool:
+        """Time a few short loops of small ops while still recording, after the user's code (outside the
+        session's window; their events are dropped in result()): what recording costs per op in this very
+        process, its heap and its threads, which a separate measurement understates (collect/overhead.py)."""
+        if not self._recording or self._npu or threading.get_ident() != self._owner_thread or \
+                (self._guard is not None and self._guard.reached_ns is not None):
+            return False
+        self._probe = {"from_ns": time.time_ns() - self.t0_ns}
+        self._probe["recorded_ns"] = overhead.probe_rounds(bare=False)
+        return True
 
     def _stop_profiler(self) -> None:
         if not self._recording:
@@ -203,6 +220,7 @@ class TorchCollector(Collector):
         self.stop()
         prof = self._read_npu() if self._npu else self._read_trace()
         events, memory = prof.events, prof.memory
+        events, memory, probe = self._without_probe(events, memory)
         o = self.options
         if o.flops and len(events):
             from .torch_flops import estimate_flops
@@ -213,12 +231,33 @@ class TorchCollector(Collector):
         bound = min(int(o.buffer_events), self.budget.events_bound(shapes, o.stack))
         events, memory, dropped = keep_first(events, memory, bound)
         meta = self._meta(prof, events)
+        if probe and isinstance(meta.get("overhead"), dict) and "ns_per_event" in meta["overhead"]:
+            meta["overhead"].update(probe)
         meta["budget"] = self._budget_meta(events, shapes, dropped)
         if self._guard is not None and self._guard.sampler is not None:
             meta["call_sites"] = self._guard.sampler.meta(_budget.POLL_S)
         return Collected(events=events, memory=memory, counters=prof.counters, meta=meta,
                          devices=[d for d in prof.meta.get("devices", []) if d.get("device") != "cpu"] or
                          self._device_list(), dropped=dropped)
+
+    def _without_probe(self, events: pd.DataFrame, memory: pd.DataFrame):
+        """The events less the probe's (everything from its start on), and the cost per op it measured."""
+        pr = self._probe
+        if not pr or "bare_ns" not in pr or not len(events):
+            return events, memory, {}
+        late = events["start_ns"].to_numpy() >= pr["from_ns"]
+        ops = int((late & (events["cat"].to_numpy() == "op")).sum())
+        events = events[~late].reset_index(drop=True)
+        if memory is not None and len(memory):
+            memory = memory[memory["ts_ns"].to_numpy() < pr["from_ns"]].reset_index(drop=True)
+        if not ops:
+            return events, memory, {}
+        per_round = ops / len(pr["recorded_ns"])
+        k = max(0.0, (min(pr["recorded_ns"]) - min(pr["bare_ns"])) / per_round)
+        return events, memory, {"in_run_ns_per_event": k,
+                                "in_run_method": f"after the user's code, {len(pr['recorded_ns'])} rounds of "
+                                                 f"{overhead.PROBE_ITERS} x index + .item() ({per_round:.0f} op "
+                                                 "events each) recorded, then bare; best of each"}
 
     def _read_trace(self):
         prof, self._prof = self._prof, None    # read_torch_trace frees torch's results before reading

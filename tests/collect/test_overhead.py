@@ -40,3 +40,24 @@ def test_collectors_write_the_figure_into_meta(tmp_path, monkeypatch):
     tr.stop()
     meta = tr.result().meta
     assert meta["overhead"]["ns_per_record"] > 0 and meta["records"] == tr.records_written > 0
+
+
+def test_the_torch_collector_measures_in_the_run_and_drops_its_probe(tmp_path, monkeypatch):
+    monkeypatch.setenv("CANN_NB_CACHE_DIR", str(tmp_path))
+    torch = __import__("pytest").importorskip("torch")
+    import time
+
+    from cann_nb.collect.base import CollectOptions
+    from cann_nb.collect.torch_collector import TorchCollector
+
+    x = torch.rand(8)
+    c = TorchCollector(CollectOptions(), time.time_ns())
+    c.start()
+    for i in range(50):
+        x[i % 8].item()
+    c.stop()
+    got = c.result()
+    ov = got.meta["overhead"]
+    assert ov["in_run_ns_per_event"] > 0 and "after the user's code" in ov["in_run_method"]
+    # the probe's 3 x 300 .item() calls are not the user's
+    assert (got.events["name"].astype(str) == "aten::item").sum() == 50
