@@ -12,24 +12,10 @@ torch = pytest.importorskip("torch")
 
 from cann_nb.analyze.rules import findings  # noqa: E402
 from cann_nb.analyze.rules.redundant import topk_cost_ratio  # noqa: E402
-from cann_nb.collect.base import CollectOptions  # noqa: E402
-from cann_nb.collect.session import CollectionSession  # noqa: E402
+
+from .test_torch_cpu import profile  # noqa: E402  (the same in-process torch profile)
 
 nn = torch.nn
-
-
-def profile(fn):
-    fn()  # warm-up
-    sess = CollectionSession("t", ("torch",), CollectOptions(shapes=True, memory=True))
-    sess.start()
-    try:
-        fn()
-    finally:
-        sess.stop()
-    prof = sess.finish()
-    if prof.meta["collectors"].get("torch", {}).get("status") != "ok":
-        pytest.skip(f"torch collector unavailable: {prof.meta['collectors']}")
-    return prof
 
 
 def by_rule(prof, rule):
