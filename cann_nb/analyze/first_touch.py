@@ -14,9 +14,7 @@ a profile from another machine gets no figure (NaN), never this one's.
 from __future__ import annotations
 
 import datetime as _dt
-import json
 import math
-import os
 import time
 
 import numpy as np
@@ -25,13 +23,11 @@ SIZES_MIB = (1, 4, 16, 64, 256)
 ROUNDS = 4
 
 
-def _cache_file():
-    from .efficiency.cpu_peaks import cache_path
-    return cache_path().with_name("first_touch.json")
+CACHE_FILE = "first_touch.json"
 
 
 def _key(meta: dict):
-    from .efficiency.cpu_peaks import machine_key
+    from ..collect.environment import machine_key
     env = (meta or {}).get("environment") or {}
     return machine_key(env.get("cpu_model"), env.get("cpu_count"))
 
@@ -84,22 +80,11 @@ def per_byte_cost(meta: dict) -> dict | None:
     key = _key(meta)
     if key is None:
         return None
-    from .efficiency.cpu_peaks import this_machine_key
-    path = _cache_file()
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        data = {}
-    if key not in data and key == this_machine_key():
-        data[key] = {"ns_per_byte": measure(), "date": _dt.date.today().isoformat()}
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".tmp{os.getpid()}")
-            tmp.write_text(json.dumps(data, indent=1), encoding="utf-8")
-            os.replace(tmp, path)
-        except OSError:
-            pass   # a read-only home: measured again next time
-    got = data.get(key)
+    from ..collect.environment import read_cache, this_machine_key, write_cache
+    got = read_cache(CACHE_FILE).get(key)
+    if got is None and key == this_machine_key():
+        got = {"ns_per_byte": measure(), "date": _dt.date.today().isoformat()}
+        write_cache(CACHE_FILE, key, got)
     return {int(k): float(v) for k, v in got["ns_per_byte"].items()} if got else None
 
 

@@ -8,11 +8,13 @@ has already imported them, which is exactly when it matters.
 from __future__ import annotations
 
 import functools
+import json
 import os
 import platform
 import socket
 import sys
 from importlib import metadata
+from pathlib import Path
 
 # distribution name -> module name, for the versions worth knowing when reading a profile
 _PACKAGES = {
@@ -55,6 +57,46 @@ def _static() -> dict:
     except Exception:  # psutil missing or unsupported platform: leave the keys out, never guess
         pass
     return info
+
+
+def cache_dir() -> Path:
+    """Where figures measured once per machine are cached: ``$CANN_NB_CACHE_DIR``, else
+    ``$XDG_CACHE_HOME/cann_nb`` or ``~/.cache/cann_nb``."""
+    root = os.environ.get("CANN_NB_CACHE_DIR")
+    return Path(root) if root else Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "cann_nb"
+
+
+def machine_key(model, cores) -> str | None:
+    """The key of a machine's cached figures: CPU model and core count (None when either is unknown)."""
+    return f"{model} x{cores}" if model and cores else None
+
+
+def this_machine_key() -> str | None:
+    env = describe_environment()
+    return machine_key(env.get("cpu_model"), env.get("cpu_count"))
+
+
+def read_cache(name: str) -> dict:
+    """The cache file ``name`` (a JSON object keyed by machine and method), {} when absent or unreadable."""
+    try:
+        data = json.loads((cache_dir() / name).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def write_cache(name: str, key: str, value) -> None:
+    """Set ``key`` in the cache file ``name`` (atomically: a temporary file renamed over it)."""
+    path = cache_dir() / name
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        data = read_cache(name)
+        data[key] = value
+        tmp = path.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_text(json.dumps(data, indent=1), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        pass   # a read-only home: measured again next time, never an error
 
 
 def _cpu_model() -> str | None:

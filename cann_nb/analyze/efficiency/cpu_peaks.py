@@ -13,12 +13,11 @@ never gets this machine's figures: its peaks are NaN unless that machine measure
 from __future__ import annotations
 
 import datetime as _dt
-import json
 import math
-import os
 import time
 from pathlib import Path
 
+from ...collect.environment import cache_dir, machine_key, read_cache, this_machine_key, write_cache
 from .peaks import Peaks
 
 MATMUL_N = {"fp32": 1536, "fp64": 1024}
@@ -28,18 +27,7 @@ BUDGET_S = 3.0     # per measurement: stop repeating after this long
 
 
 def cache_path() -> Path:
-    root = os.environ.get("CANN_NB_CACHE_DIR") or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "cann_nb"
-    return Path(root) / "cpu_peaks.json"
-
-
-def machine_key(model, cores) -> str | None:
-    return f"{model} x{cores}" if model and cores else None
-
-
-def this_machine_key() -> str | None:
-    from ...collect.environment import describe_environment
-    env = describe_environment()
-    return machine_key(env.get("cpu_model"), env.get("cpu_count"))
+    return cache_dir() / "cpu_peaks.json"
 
 
 def cpu_peaks(meta: dict) -> Peaks:
@@ -103,22 +91,8 @@ def _best(fn) -> float:
 
 
 def _read() -> dict:
-    try:
-        with open(cache_path(), encoding="utf-8") as fh:
-            data = json.load(fh)
-        return data if isinstance(data, dict) else {}
-    except (OSError, ValueError):
-        return {}
+    return read_cache(cache_path().name)
 
 
 def _write(key: str, value: dict) -> None:
-    path = cache_path()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        data = _read()
-        data[key] = value
-        tmp = path.with_suffix(f".tmp{os.getpid()}")
-        tmp.write_text(json.dumps(data, indent=1), encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError:
-        pass   # a read-only home: measured again next time, never an error
+    write_cache(cache_path().name, key, value)
