@@ -14,12 +14,12 @@ in the meta, never guessed.
 from __future__ import annotations
 
 import datetime as _dt
-import json
 import os
 import statistics
 import tempfile
 import time
-from pathlib import Path
+
+from .environment import read_cache, this_machine_key, write_cache
 
 ROUNDS = 15
 VERSION = 2                # of the method: a cached figure from another method is measured again
@@ -27,35 +27,14 @@ TORCH_ITERS = 500          # 2,000 op events per round (the index loop): short r
 PYTHON_ITERS = 2_000       # ~24,000 tracer records per round
 
 
-def _cache_file() -> Path:
-    root = os.environ.get("CANN_NB_CACHE_DIR") or \
-        Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "cann_nb"
-    return Path(root) / "profiler_overhead.json"
-
-
-def _machine() -> str:
-    from .environment import describe_environment
-    env = describe_environment()
-    return f"{env.get('cpu_model')} x{env.get('cpu_count')}"
+CACHE_FILE = "profiler_overhead.json"
 
 
 def _cached(key: str, measure) -> dict:
-    path = _cache_file()
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        data = {}
-    if key in data:
-        return data[key]
-    got = dict(measure(), date=_dt.date.today().isoformat(), machine=_machine())
-    data[key] = got
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".tmp{os.getpid()}")
-        tmp.write_text(json.dumps(data, indent=1), encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError:
-        pass   # a read-only home: measured again next time
+    got = read_cache(CACHE_FILE).get(key)
+    if got is None:
+        got = dict(measure(), date=_dt.date.today().isoformat(), machine=this_machine_key())
+        write_cache(CACHE_FILE, key, got)
     return got
 
 
@@ -75,7 +54,7 @@ def torch_cost(record_shapes: bool, profile_memory: bool, with_stack: bool) -> d
     for torch.profiler with these options on this machine."""
     import torch
 
-    key = f"v{VERSION} torch {torch.__version__} | {_machine()} | shapes={record_shapes} " \
+    key = f"v{VERSION} torch {torch.__version__} | {this_machine_key()} | shapes={record_shapes} " \
           f"memory={profile_memory} stack={with_stack}"
     return _cached(key, lambda: _measure_torch(record_shapes, profile_memory, with_stack))
 
@@ -88,11 +67,8 @@ def _measure_torch(record_shapes: bool, profile_memory: bool, with_stack: bool) 
 
     x, a, b = torch.rand(64), torch.rand(8), torch.rand(8)
 
-    def views(n: int) -> int:      # index + .item(): four ops, no allocation
-        t = time.perf_counter_ns()
-        for i in range(n):
-            x[i % 64].item()
-        return time.perf_counter_ns() - t
+    def views(n: int) -> int:
+        return index_loop(x, n)
 
     def fresh(n: int) -> int:      # a small product into a fresh tensor: one op, an allocation and a free
         t = time.perf_counter_ns()
@@ -127,25 +103,28 @@ def _measure_torch(record_shapes: bool, profile_memory: bool, with_stack: bool) 
 
 
 # -- in the run itself (torch_collector.stop) -------------------------------------------------------
-PROBE_ITERS = 300          # 1,200 op events a round: ~0.6 ms recorded
+PROBE_ITERS = 100          # 400 op events a round: their stop and reading cost ~5 ms (benchmarks/recording_cost.py)
 PROBE_ROUNDS = 3
 _PROBE_INPUT = None
+IN_RUN: dict = {}          # (shapes, memory, stack) -> the probe's figure, measured once per process
 
 
-def probe_rounds(bare: bool) -> list[int]:
-    """ns of each of PROBE_ROUNDS index + .item() loops (the torch collector times them recorded, then bare)."""
+def index_loop(x, n: int) -> int:
+    """ns of ``n`` x ``x[i].item()`` (index + .item(): four ops, no allocation): the probe of both measures."""
+    t = time.perf_counter_ns()
+    for i in range(n):
+        x[i % 64].item()
+    return time.perf_counter_ns() - t
+
+
+def probe_rounds() -> list[int]:
+    """ns of each of PROBE_ROUNDS index loops (the torch collector times them recorded, then bare)."""
     global _PROBE_INPUT
     import torch
 
     if _PROBE_INPUT is None:
         _PROBE_INPUT = torch.rand(64)
-    x, out = _PROBE_INPUT, []
-    for _ in range(PROBE_ROUNDS):
-        t = time.perf_counter_ns()
-        for i in range(PROBE_ITERS):
-            x[i % 64].item()
-        out.append(time.perf_counter_ns() - t)
-    return out
+    return [index_loop(_PROBE_INPUT, PROBE_ITERS) for _ in range(PROBE_ROUNDS)]
 
 
 # -- the Python tracer -----------------------------------------------------------------------------
@@ -165,7 +144,7 @@ def loop(n, v):
 def python_cost() -> dict:
     """{"ns_per_record": ..., "per": "tracer record"} for collect/python_tracer.py on this machine."""
     import sys
-    return _cached(f"v{VERSION} python {sys.version.split()[0]} | {_machine()} | tracer", _measure_python)
+    return _cached(f"v{VERSION} python {sys.version.split()[0]} | {this_machine_key()} | tracer", _measure_python)
 
 
 def _measure_python() -> dict:

@@ -192,17 +192,19 @@ class TorchCollector(Collector):
         probing = self._probe_recorded()
         self._stop_profiler()
         if probing:
-            self._probe["bare_ns"] = overhead.probe_rounds(bare=True)
+            self._probe["bare_ns"] = overhead.probe_rounds()
 
     def _probe_recorded(self) -> bool:
         """Time a few short loops of small ops while still recording, after the user's code (outside the
         session's window; their events are dropped in result()): what recording costs per op in this very
-        process, its heap and its threads, which a separate measurement understates (collect/overhead.py)."""
+        process, its heap and its threads, which a separate measurement understates (collect/overhead.py).
+        Once per process and set of options: the probe's events cost the stop and the reading ~5 ms."""
         if not self._recording or self._npu or threading.get_ident() != self._owner_thread or \
-                (self._guard is not None and self._guard.reached_ns is not None):
+                (self._guard is not None and self._guard.reached_ns is not None) or \
+                self._options_key() in overhead.IN_RUN:
             return False
         self._probe = {"from_ns": time.time_ns() - self.t0_ns}
-        self._probe["recorded_ns"] = overhead.probe_rounds(bare=False)
+        self._probe["recorded_ns"] = overhead.probe_rounds()
         return True
 
     def _stop_profiler(self) -> None:
@@ -244,7 +246,7 @@ class TorchCollector(Collector):
         """The events less the probe's (everything from its start on), and the cost per op it measured."""
         pr = self._probe
         if not pr or "bare_ns" not in pr or not len(events):
-            return events, memory, {}
+            return events, memory, dict(overhead.IN_RUN.get(self._options_key(), {}))
         late = events["start_ns"].to_numpy() >= pr["from_ns"]
         ops = int((late & (events["cat"].to_numpy() == "op")).sum())
         events = events[~late].reset_index(drop=True)
@@ -254,10 +256,16 @@ class TorchCollector(Collector):
             return events, memory, {}
         per_round = ops / len(pr["recorded_ns"])
         k = max(0.0, (min(pr["recorded_ns"]) - min(pr["bare_ns"])) / per_round)
-        return events, memory, {"in_run_ns_per_event": k,
-                                "in_run_method": f"after the user's code, {len(pr['recorded_ns'])} rounds of "
-                                                 f"{overhead.PROBE_ITERS} x index + .item() ({per_round:.0f} op "
-                                                 "events each) recorded, then bare; best of each"}
+        got = {"in_run_ns_per_event": k,
+               "in_run_method": f"after the user's code in this process's first profile, {len(pr['recorded_ns'])} "
+                                f"rounds of {overhead.PROBE_ITERS} x index + .item() ({per_round:.0f} op events "
+                                "each) recorded, then bare; best of each"}
+        overhead.IN_RUN[self._options_key()] = got
+        return events, memory, dict(got)
+
+    def _options_key(self) -> tuple:
+        o = self.options
+        return bool(o.shapes or o.flops), bool(o.memory), bool(o.stack)
 
     def _read_trace(self):
         prof, self._prof = self._prof, None    # read_torch_trace frees torch's results before reading
