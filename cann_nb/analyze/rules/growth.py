@@ -28,9 +28,9 @@ import pandas as pd
 from .. import classify as C
 from ... import formatting as F
 from .base import METHOD_CP, make_finding, pct, replay_gain
+from .host import LINE_RE
 
 I64 = np.int64
-LINE_RE = re.compile(r" line \d+: ")
 JOIN_RE = re.compile(r"(^|[.:_])(cat|concat|concatenate|stack|vstack|hstack|dstack|column_stack|row_stack|append|"
                      r"insert|pad|extend|add|iadd|join)$", re.I)
 _NUMPY_PREFIX = re.compile(r"^numpy\.(\w+\.)*")
@@ -333,7 +333,7 @@ def growing_accumulation(ctx, th):
             tf[hit] = g["dev_factor"]
         gain, conf = replay_gain(ctx, seg_factor=seg, task_factor=tf)
         # the share make_finding reports: of the run without the profiler's own time when it is known
-        gpct = pct(gain, getattr(ctx, "wall_without_recording", ctx.wall))
+        gpct = pct(gain, ctx.wall_without_recording)
         if gpct < th["min_pct"]:
             continue
         name = str(ctx.names(rows[:1])[0])

@@ -125,6 +125,20 @@ def fragmentation_rule(ctx, th):
                         "expandable_segments:True (or max_split_size_mb), keep tensor sizes stable."))
 
 
+def host_allocations(ctx, min_bytes: float = 1.0):
+    """(bytes, owner row) of each host allocation the memory table links to an event, of at least
+    ``min_bytes``; the owner is the outermost op around it: the call the user wrote (a clone's output is
+    allocated by the aten::empty_strided inside it)."""
+    mem = ctx.profile.memory
+    if not len(mem) or "event_id" not in mem.columns:
+        return np.zeros(0), np.zeros(0, dtype=I64)
+    delta = mem["delta_bytes"].to_numpy(dtype=float)
+    row = ctx.pos.get_indexer(mem["event_id"].to_numpy())
+    ok = (delta >= min_bytes) & (row >= 0)
+    ok[ok] = ctx.is_host[row[ok]]
+    return delta[ok], _owner_of(ctx, row[ok])
+
+
 def large_temporaries(ctx, th):
     """Ops that allocate large fresh outputs over and over (``c = a * b; c = c + s; c = c * 0.5`` on big
     tensors): the bytes allocated are many times the live memory, and each fresh buffer pays the
@@ -133,22 +147,10 @@ def large_temporaries(ctx, th):
     (analyze/first_touch.py). Gain: replay with each such op shortened by that cost (in place / out=)."""
     from ..first_touch import fresh_cost_ns, per_byte_cost
     mem = ctx.profile.memory
-    if not len(mem) or "event_id" not in mem.columns:
-        return
-    delta = mem["delta_bytes"].to_numpy(dtype=float)
-    row = ctx.pos.get_indexer(mem["event_id"].to_numpy())
-    big = (delta >= th["min_bytes"]) & (row >= 0)
-    if not big.any():
-        return
-    row, nbytes = row[big], delta[big]
-    host = ctx.is_host[row]
-    row, nbytes = row[host], nbytes[host]
-    # each allocation belongs to the outermost op around it: the call the user wrote (a clone's output
-    # is allocated by the aten::empty_strided inside it); explicit zeros/empty calls are alloc_churn's
-    owner = _owner_of(ctx, row)
-    mine = ~ctx.flag(ALLOC_OP_RE)[owner]
-    row, nbytes, owner = row[mine], nbytes[mine], owner[mine]
-    if not len(row):
+    nbytes, owner = host_allocations(ctx, th["min_bytes"])
+    mine = ~ctx.flag(ALLOC_OP_RE)[owner]          # explicit zeros/empty calls are alloc_churn's
+    nbytes, owner = nbytes[mine], owner[mine]
+    if not len(owner):
         return
     live = float(mem["allocated_bytes"].max()) if mem["allocated_bytes"].notna().any() else math.nan
     total = float(nbytes.sum())

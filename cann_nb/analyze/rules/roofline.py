@@ -161,18 +161,12 @@ def _fresh_ns(ctx) -> np.ndarray:
     """Per row: what its fresh allocations cost beyond the work (the machine's measured cost per fresh byte;
     zeros when unknown), charged to the outermost op around each allocation."""
     from ..first_touch import fresh_cost_ns, per_byte_cost
-    from .memory import _owner_of
+    from .memory import host_allocations
     out = np.zeros(ctx.n)
-    mem = ctx.profile.memory
-    table = per_byte_cost(ctx.meta) if len(mem) and "event_id" in mem.columns else None
-    if not table:
-        return out
-    delta = mem["delta_bytes"].to_numpy(dtype=float)
-    row = ctx.pos.get_indexer(mem["event_id"].to_numpy())
-    ok = (delta > 0) & (row >= 0)
-    if ok.any():
-        cost = np.nan_to_num(fresh_cost_ns(delta[ok], table))
-        np.add.at(out, _owner_of(ctx, row[ok]), cost)
+    nbytes, owner = host_allocations(ctx)
+    table = per_byte_cost(ctx.meta) if len(owner) else None
+    if table:
+        np.add.at(out, owner, np.nan_to_num(fresh_cost_ns(nbytes, table)))
     return out
 
 
