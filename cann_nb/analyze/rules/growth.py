@@ -7,7 +7,7 @@ was gathered so far, so N calls copy ~N^2/2 pieces. Reasoned from the work, not 
 * with recorded shapes (torch): the elements of an op's inputs grow steadily with its call index (calls
   of one name, thread and appended-piece shape, in time order), and its cost grows with them;
 * without shapes (the Python tracer: numpy, pure Python): the per-call time of one function (or source
-  line) grows steadily with its call order, linearly rather than in a step.
+  line) grows steadily with its call order (its floor rises through the run, not in one step).
 
 Gain: with the fix (gather the pieces in a list and join once, or preallocate and fill) the N calls keep
 their fixed per-call cost and one pass over the final size. The calls' cost is fitted as
@@ -65,10 +65,19 @@ def _slices(cost: np.ndarray, q: float = 50.0) -> np.ndarray:
 
 
 def decile_r2(cost: np.ndarray) -> float:
-    """R^2 of a straight line through the medians of ten consecutive slices of the calls: near 1 for a
-    steady (linear) growth, lower for a step (a slow phase) or noise."""
+    """R^2 of a straight line through the medians of ten consecutive slices of the calls (evidence: near 1
+    for a linear growth; copying that leaves a cache level bends the line without making it a step)."""
     med = _slices(cost)
     return _corr(np.arange(len(med), dtype=float), med) ** 2 if len(med) >= 3 else 0.0
+
+
+def largest_step_share(floor: np.ndarray) -> float:
+    """The largest rise between consecutive tenths' floors as a share of the whole rise: near 1 for a slow
+    phase (one step), small for a steady growth, whatever its curvature."""
+    rise = float(floor[-1] - floor[0])
+    if len(floor) < 3 or rise <= 0:
+        return 1.0
+    return float(np.diff(floor).max()) / rise
 
 
 def fixed_cost(cost: np.ndarray, size: np.ndarray) -> float:
@@ -218,9 +227,10 @@ def _assess(ctx, rows, elems, th) -> dict | None:
             return None
         size, basis = elems, "input elements (recorded shapes)"
     else:
-        # no shapes: the per-call time itself must grow steadily (a line through the deciles)
-        r2 = decile_r2(cost)
-        if (rho_t < th["min_rank_corr"] or r2 < th["min_r2"] or rho_low < th["min_slice_corr"]
+        # no shapes: the per-call time itself must grow steadily: the floor rises through the run, not in
+        # one step (a straight line is too strict: the copy slows as it outgrows each cache level)
+        if (rho_t < th["min_rank_corr"] or rho_low < th["min_slice_corr"]
+                or largest_step_share(low) > th["max_step_share"]
                 or low[-1] < th["min_ratio"] * max(low[0], 1.0)):
             return None
         size, basis, e0, e1, rho_s = idx + 1.0, "call order (no shapes recorded): per-call time", math.nan, \
@@ -234,7 +244,8 @@ def _assess(ctx, rows, elems, th) -> dict | None:
             "basis": basis, "shapes": elems is not None, "rho_floor": rho_low,
             "first_el": float(elems[0]) if elems is not None else math.nan,
             "last_el": float(elems[-1]) if elems is not None else math.nan,
-            "r2": decile_r2(cost) if elems is None else math.nan}
+            "r2": decile_r2(cost) if elems is None else math.nan,
+            "step_share": largest_step_share(low) if elems is None else math.nan}
 
 
 def _nested_pairs(ctx, groups: list[dict]) -> set:
@@ -366,7 +377,7 @@ def growing_accumulation(ctx, th):
             ev.update({"first_elements": g["first_el"], "last_elements": g["last_el"], "rank_corr_size": g["rho_size"],
                        "size_growth": g["e1"] / max(g["e0"], 1.0)})
         else:
-            ev["decile_r2"] = g["r2"]
+            ev.update({"decile_r2": g["r2"], "largest_step_share": g["step_share"]})
         if line:
             ev["line"] = line
         yield make_finding(
