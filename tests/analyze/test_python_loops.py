@@ -181,6 +181,33 @@ def test_loop_past_the_line_budget_is_counted_whole(tmp_path, monkeypatch):
     assert 0 < loop.est_gain_pct <= 100
 
 
+def test_a_loop_calling_a_function_per_element_past_the_line_budget_is_counted_whole(tmp_path, monkeypatch):
+    """After the line budget, a loop calling the user's function per element goes on as recorded calls
+    of that function (apply(axis=1), map, a recursion): the run follows them to the loop's end, not
+    only to the end of the call holding the last recorded line."""
+    monkeypatch.setattr(pt, "LINE_BUDGET", 4000)
+    prof = profile_script(tmp_path, """
+        import numpy as np
+
+        a = np.random.default_rng(0).random(20_000)
+
+        def scaled(v):
+            w = v * 2.0
+            return w + 1.0 if w > 1.0 else w
+
+        def main():
+            out = [scaled(v) for v in a]
+            return np.array(out)
+
+        result = main()
+    """)
+    assert prof.meta["collectors"]["python"]["line_budget_exhausted"]
+    loop = by_rule(findings(prof))["python_loop"][0]
+    ev_main = prof.events[prof.events["name"].astype(str) == "script.main"].iloc[0]
+    assert loop.evidence["unrecorded_after_line_budget_ns"] > 0
+    assert loop.evidence["region_ns"] >= 0.9 * ev_main["dur_ns"]
+
+
 def test_a_lookup_that_grows_with_the_loop_is_named_in_the_suggestion(tmp_path):
     prof = profile_script(tmp_path, """
         items = [(i * 7919) % 5000 for i in range(3000)]

@@ -157,12 +157,15 @@ def _growing_lines(ctx, rows: np.ndarray, region: int) -> list[dict]:
     return out
 
 
-def _past_line_budget(ctx, runs: pd.DataFrame, short_ns: int, max_unit_ns: int) -> tuple[pd.DataFrame, int]:
+def _past_line_budget(ctx, runs: pd.DataFrame, short_ns: int, gap_ns: int) -> tuple[pd.DataFrame, int]:
     """The Python tracer stops recording lines after its line budget (meta ``line_budget_exhausted``);
-    a loop still running then goes on unrecorded, as self time of its frame. The run holding the last
-    recorded line is extended to the end of that line's frame, or to the frame's first recorded call
-    after the run that is not short (real work the loop did not do before). Returns the runs and the
-    time added."""
+    a loop still running then goes on without line spans: as self time of the last line's frame (a loop
+    body written inline), or as further calls of that frame's function (a loop calling a function per
+    element: ``df.apply(f, axis=1)``, a recursion), which the tracer still records. The run holding the
+    last recorded line is extended over both: to the end of that frame, and on through the later calls of
+    the same function that follow one another with gaps under ``gap_ns``; never past the first recorded
+    piece of real work (self time of ``short_ns`` or more) after the run. Returns the runs and the time
+    added."""
     py = (ctx.meta.get("collectors") or {}).get("python") or {}
     if not py.get("line_budget_exhausted") or not len(runs):
         return runs, 0
@@ -178,10 +181,28 @@ def _past_line_budget(ctx, runs: pd.DataFrame, short_ns: int, max_unit_ns: int) 
     k = int(k[0])
     end = int(runs["end"].iloc[k])
     stop = int(ctx.end[frame])
-    kids = np.flatnonzero((ctx.rows_of_parent == frame) & (ctx.start >= end))
-    big = kids[(longest_piece(ctx)[kids] >= short_ns) | (ctx.dur[kids] >= max_unit_ns)]
-    if len(big):
-        stop = min(stop, int(ctx.start[big].min()))
+    # the loop's later iterations: calls of the frame's function, one after another
+    same = np.flatnonzero((ctx.name_code == ctx.name_code[frame]) & (ctx.track_code == ctx.track_code[frame])
+                          & (ctx.start > ctx.start[frame]))
+    same = same[np.argsort(ctx.start[same], kind="stable")]
+    if len(same):
+        prev_end = np.maximum.accumulate(np.r_[stop, ctx.end[same]])[:-1]
+        broken = np.flatnonzero(ctx.start[same] - prev_end >= gap_ns)
+        chain = same[: broken[0]] if len(broken) else same
+        if len(chain):
+            stop = max(stop, int(ctx.end[chain].max()))
+    # ... up to the first real piece of work after the run (the code after the loop): a call whose
+    # function typically (median) does short_ns or more of self time, so that an occasional slow call
+    # (an interrupt, a page fault) inside the loop does not end it
+    later = np.flatnonzero((ctx.track_code == ctx.track_code[frame]) & (ctx.start >= end) & (ctx.start < stop)
+                           & (ctx.self_ns >= short_ns) & (ctx.role == C.R["python"]))
+    if len(later):
+        codes = ctx.name_code[later]
+        of = np.isin(ctx.name_code, np.unique(codes))
+        typical = pd.Series(ctx.self_ns[of]).groupby(ctx.name_code[of]).median()
+        later = later[typical.reindex(codes).to_numpy() >= short_ns]
+    if len(later):
+        stop = min(stop, int(ctx.start[later].min()))
     if stop <= end:
         return runs, 0
     runs = runs.copy()
@@ -205,7 +226,7 @@ def _short_runs(ctx, th, rule_id: str, category: str, max_unit_ns):
         runs = runs[np.array(keep, dtype=bool)]
         if not len(runs):
             return
-        runs, unrecorded = _past_line_budget(ctx, runs, th["short_ns"], max_unit_ns)
+        runs, unrecorded = _past_line_budget(ctx, runs, th["short_ns"], th["gap_ns"])
     region = covered_spans_ns(ctx, runs["start"].to_numpy(), runs["end"].to_numpy())   # runs of several threads overlap
     if pct(region, ctx.wall) < th["min_pct"]:
         return
