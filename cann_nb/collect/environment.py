@@ -132,6 +132,8 @@ def _torch_info() -> dict:
         return {"installed": v is not None, "version": v, "imported": False} if v else {"installed": False}
     info: dict = {"installed": True, "imported": True, "version": str(torch.__version__),
                   "cuda_build": torch.version.cuda, "hip_build": getattr(torch.version, "hip", None)}
+    if hasattr(torch, "get_num_threads"):
+        info["num_threads"] = int(torch.get_num_threads())   # the CPU roof scales with it (cpu_peaks)
     # a CPU-only build answers without touching a driver; only GPU builds are asked
     if info["cuda_build"] or info["hip_build"]:
         try:

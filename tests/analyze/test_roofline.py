@@ -155,12 +155,29 @@ def test_cpu_peaks_are_measured_once_and_cached(tmp_path, monkeypatch):
     monkeypatch.setenv("CANN_NB_CACHE_DIR", str(tmp_path))
     calls = []
     monkeypatch.setattr(C, "measure", lambda: calls.append(1) or {"flops": {"fp32": 1e11}, "bytes_per_s": 1e10,
-                                                                   "date": "2026-01-02", "method": "test"})
+                                                                   "threads": None, "date": "2026-01-02",
+                                                                   "method": "test"})
     meta = {"environment": describe_environment()}
     first, second = C.cpu_peaks(meta), C.cpu_peaks(meta)
     assert calls == [1] and first.flops == second.flops == {"fp32": 1e11}
     assert second.source.startswith("measured on this machine (2026-01-02)")
     assert (tmp_path / "cpu_peaks.json").is_file()
+
+
+def test_cpu_flops_peak_is_scaled_to_the_threads_the_run_had(tmp_path, monkeypatch):
+    # measured with 4 threads, the run had 1 (OMP_NUM_THREADS=1): a quarter of the FLOP/s is its roof
+    from cann_nb.analyze.efficiency import cpu_peaks as C
+    from cann_nb.collect.environment import describe_environment
+
+    monkeypatch.setenv("CANN_NB_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(C, "measure", lambda: {"flops": {"fp32": 4e11}, "bytes_per_s": 1e10, "threads": 4,
+                                               "date": "2026-01-02", "method": "test"})
+    env = describe_environment()
+    one = dict(env, torch=dict(env.get("torch") or {}, num_threads=1))
+    pk = C.cpu_peaks({"environment": one})
+    assert pk.flops == {"fp32": 1e11} and pk.bytes_per_s == 1e10
+    assert "scaled to the run's 1 of 4 threads" in pk.source
+    assert C.cpu_peaks({"environment": dict(env, torch=dict(one["torch"], num_threads=4))}).flops == {"fp32": 4e11}
 
 
 # -- the "done when": a profiled GEMM and GEMV loop -----------------------------------------------

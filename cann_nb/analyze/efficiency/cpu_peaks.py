@@ -39,28 +39,38 @@ def cpu_peaks(meta: dict) -> Peaks:
         return Peaks("cpu", None, {}, math.nan, "host CPU: the profile does not say which CPU ran it (imported "
                                                  "trace), so no measured peak applies")
     cached = _read().get(key)
+    if cached is not None and "threads" not in cached and key == this_machine_key():
+        cached = None     # measured before the thread count was kept: measure again
     if cached is None and key == this_machine_key():
         cached = measure()
         _write(key, cached)
     if cached is None:
         return Peaks("cpu", env.get("cpu_model"), {}, math.nan,
                      f"host CPU '{key}' is not this machine and never measured itself into {cache_path()}")
-    return Peaks("cpu", key, dict(cached["flops"]), float(cached["bytes_per_s"]),
-                 f"measured on this machine ({cached['date']}): {cached['method']}")
+    flops, note = dict(cached["flops"]), ""
+    measured_threads = cached.get("threads")
+    run_threads = (env.get("torch") or {}).get("num_threads")
+    if isinstance(measured_threads, int) and isinstance(run_threads, int) and 0 < run_threads < measured_threads:
+        # the run's ops could use only its own threads (OMP_NUM_THREADS, torch.set_num_threads)
+        flops = {k: v * run_threads / measured_threads for k, v in flops.items()}
+        note = f"; FLOP/s scaled to the run's {run_threads} of {measured_threads} threads"
+    return Peaks("cpu", key, flops, float(cached["bytes_per_s"]),
+                 f"measured on this machine ({cached['date']}): {cached['method']}{note}")
 
 
 def measure() -> dict:
     """Best-of-N FLOP/s of square matmuls per dtype and bytes/s of a large copy, on this machine now."""
     try:
         import torch
-        lib = f"torch {torch.__version__} ({torch.get_num_threads()} threads)"
+        threads = torch.get_num_threads()
+        lib = f"torch {torch.__version__} ({threads} threads)"
 
         def matmul(n, dtype):
             a = torch.randn(n, n, dtype=getattr(torch, {"fp32": "float32", "fp64": "float64"}[dtype]))
             return lambda: torch.mm(a, a)
     except ImportError:
         import numpy as np
-        lib = f"numpy {np.__version__}"
+        lib, threads = f"numpy {np.__version__}", None
 
         def matmul(n, dtype):
             a = np.random.default_rng(0).standard_normal((n, n)).astype({"fp32": "float32", "fp64": "float64"}[dtype])
@@ -72,7 +82,7 @@ def measure() -> dict:
     src = np.ones(COPY_BYTES // 8)
     dst = np.empty_like(src)
     bw = 2.0 * COPY_BYTES / _best(lambda: np.copyto(dst, src))
-    return {"flops": flops, "bytes_per_s": bw, "date": _dt.date.today().isoformat(),
+    return {"flops": flops, "bytes_per_s": bw, "threads": threads, "date": _dt.date.today().isoformat(),
             "method": f"best of {REPEATS}: {lib} square matmul "
                       + ", ".join(f"{d} n={n}" for d, n in MATMUL_N.items())
                       + f"; numpy copy of {COPY_BYTES // 1024 ** 2} MiB (read + write)"}
