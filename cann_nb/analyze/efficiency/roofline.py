@@ -141,6 +141,23 @@ def _roof_time(profile, devices, dtypes, flops) -> np.ndarray:
     return out
 
 
+def flops_roof_ns(ctx) -> np.ndarray:
+    """Per row: ns its FLOPs would take at the peak of its device and dtype, on the rows that carry a
+    cost (``event_costs``'s counted rows); 0 where there is no formula or no peak. The arithmetic a
+    batched, vectorised or fused form of the same work still does (bytes are not kept: batching reads
+    a weight once instead of once per call, fusion drops the intermediates)."""
+    def calc():
+        c = event_costs(ctx)
+        out = np.zeros(ctx.n)
+        rows = np.flatnonzero(c["counted"])
+        if len(rows):
+            t = _roof_time(ctx.profile, c["device"][rows].astype(str), c["dtype"][rows],
+                           np.nan_to_num(c["flops"][rows])) * 1e9
+            out[rows] = np.nan_to_num(t, nan=0.0, posinf=0.0)
+        return out
+    return ctx.memo("flops_roof_ns", calc)
+
+
 def _device_efficiency(profile, ctx) -> dict:
     c = event_costs(ctx)
     rows = np.flatnonzero(c["counted"])

@@ -97,6 +97,10 @@ def tiny_ops_by_line(ctx, th):
         calls, how = calls_recorded, "recorded calls"
     codes = ctx.name_code[rows]
     work = float(sum(np.median(ctx.dur[rows][codes == c]) for c in np.unique(codes)))
+    # and the work itself at the reachable fraction of the roof (host.roof_work_ns), over the tiny ops' stretch
+    from .host import roof_work_ns
+    work += at_line * roof_work_ns(ctx, np.array([ctx.start[rows].min()]), np.array([ctx.end[rows].max()]),
+                                   th["roof_frac"]) if len(rows) else 0.0
     gain = max(line_ns - work, 0.0)
     method = "headroom: the line's sampled time less one typical call of each distinct op"
     if not truncated:

@@ -210,6 +210,21 @@ def _past_line_budget(ctx, runs: pd.DataFrame, short_ns: int, gap_ns: int) -> tu
     return runs, stop - end
 
 
+def roof_work_ns(ctx, starts: np.ndarray, ends: np.ndarray, frac: float) -> float:
+    """ns the arithmetic recorded inside the windows (FLOPs from shapes, analyze/efficiency) takes at
+    ``frac`` of the peak of the machine that ran it; 0 without shapes or peaks."""
+    from ..efficiency.roofline import flops_roof_ns
+    roof = flops_roof_ns(ctx)
+    rows = np.flatnonzero(roof > 0)
+    if not len(rows) or not len(starts):
+        return 0.0
+    order = np.argsort(starts)
+    s, e = starts[order], np.maximum.accumulate(ends[order])
+    k = np.searchsorted(s, ctx.start[rows], side="right") - 1
+    inside = (k >= 0) & (ctx.start[rows] < e[np.maximum(k, 0)])
+    return float(roof[rows[inside]].sum()) / frac
+
+
 def _short_runs(ctx, th, rule_id: str, category: str, max_unit_ns):
     """Shared body of small_ops and python_loop: runs of short units, their region replayed at the
     work that vectorised code keeps."""
@@ -236,8 +251,11 @@ def _short_runs(ctx, th, rule_id: str, category: str, max_unit_ns):
     d = ctx.dur[rows].astype(float)
     codes = ctx.name_code[rows]
     # the vectorised/batched code still calls each distinct op about once, on more data: keep one
-    # typical (median) call of each as the remaining work
-    work = float(pd.Series(d).groupby(codes).median().sum())
+    # typical (median) call of each as the remaining work, and the arithmetic itself (the loop's FLOPs at
+    # the reachable fraction of the machine's peak: no rewrite goes below it)
+    calls = float(pd.Series(d).groupby(codes).median().sum())
+    at_roof = roof_work_ns(ctx, runs["start"].to_numpy(), runs["end"].to_numpy(), th["roof_frac"])
+    work = calls + at_roof
     factor = min(1.0, work / max(region, 1))
     rep = ctx.replay
     f = rep.seg_factor_in(runs["start"].to_numpy(), runs["end"].to_numpy(), factor)
@@ -247,7 +265,8 @@ def _short_runs(ctx, th, rule_id: str, category: str, max_unit_ns):
     mean = float(d.mean())
     names = top_names(ctx, rows, 5)
     evidence = {"ops": n_ops, "runs": int(len(runs)), "region_ns": region, "mean_op_ns": mean,
-                "estimated_work_ns": work, "top_ops": names, "threshold_short_ns": th["short_ns"]}
+                "estimated_work_ns": work, "work_at_roof_ns": at_roof, "top_ops": names,
+                "threshold_short_ns": th["short_ns"]}
     if max_unit_ns is not None:
         growing = _growing_lines(ctx, rows, region)
         evidence.update(threshold_max_unit_ns=max_unit_ns, growing_lines=growing,

@@ -18,15 +18,16 @@ RULES: tuple[Rule, ...] = (
          "[A1/A4] msprof-analyze overall (Free > 10 % of E2E), Nsight gpu_gaps / gpu_time_util, XProf idle", METHOD_CP,
          ("device",)),
     Rule("small_ops", "launch_overhead", "Many tiny ops back to back (per-element or batch-1 loops)", host.small_ops,
-         {"short_ns": 30 * US, "gap_ns": 1 * MS, "min_run": 20, "min_pct": 10.0},
-         "[B3] msprof op_schedule_advice (small-op storm), HTA launch stats (5-20 us launch cost)", METHOD_CP),
+         {"short_ns": 30 * US, "gap_ns": 1 * MS, "min_run": 20, "roof_frac": 0.7, "min_pct": 10.0},
+         "[B3] msprof op_schedule_advice (small-op storm), HTA launch stats (5-20 us launch cost); the work "
+         "kept by the fix at roof_frac of the roof (as under_roof: what tuned large GEMMs reach)", METHOD_CP),
     Rule("python_loop", "host_bound", "A per-element Python loop: short lines back to back (no framework ops)",
          host.python_loop, {"short_ns": 30 * US, "max_unit_ns": 1 * MS, "gap_ns": 1 * MS, "min_run": 20,
-                            "min_iterations": 200, "min_pct": 10.0},
+                            "min_iterations": 200, "roof_frac": 0.7, "min_pct": 10.0},
          "[B3] as small_ops, on the Python tracer's lines: a line is short when no piece of its work (self "
          "time anywhere in its call tree) exceeds short_ns; max_unit_ns bounds a whole execution", METHOD_CP),
     Rule("tiny_ops_by_line", "launch_overhead", "A Python line calling tiny ops element by element",
-         call_sites.tiny_ops_by_line, {"short_ns": 30 * US, "min_calls": 1000, "min_pct": 10.0},
+         call_sites.tiny_ops_by_line, {"short_ns": 30 * US, "min_calls": 1000, "roof_frac": 0.7, "min_pct": 10.0},
          "[B3] as small_ops, by call site: sampled lines (meta call_sites) x recorded tiny ops; holds on "
          "profiles the memory budget truncated (issue 19)", METHOD_HEADROOM),
     Rule("tiny_calls_by_line", "host_bound", "A Python line calling library functions row by row (no framework ops)",
