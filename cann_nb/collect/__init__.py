@@ -13,11 +13,12 @@ _REGISTRY = {
     "torch": "cann_nb.collect.torch_collector:TorchCollector",
     "host": "cann_nb.collect.host:HostSampler",
     "python": "cann_nb.collect.python_tracer:PythonTracer",
+    "gc": "cann_nb.collect.gc_pauses:GcCollector",        # Python garbage-collector passes (gc.callbacks)
     "custom": "cann_nb.collect.custom_metrics:CustomMetricsCollector",  # [issue 8] cann_nb.add_custom_metric
     "tensorflow": "cann_nb.collect.tensorflow_collector:TensorFlowCollector",  # [issue 18] tf.profiler
     "mindspore": "cann_nb.collect.mindspore_collector:MindSporeCollector",     # [issue 18] mindspore.profiler
 }
-DEFAULT = ("torch", "host")
+DEFAULT = ("torch", "host", "gc")
 
 
 def names() -> tuple[str, ...]:

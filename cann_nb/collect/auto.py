@@ -4,8 +4,8 @@ torch.profiler sees only torch ops, and the Python tracer slows torch code down 
 import alone takes seconds), so the choice follows what the code imports, read from its syntax tree
 (any import form, at any depth: ``import os, torch``, ``from torch import nn``, ``import torch.nn as
 nn``, inside a function, ``importlib.import_module("torch")``): the framework's collector + host
-when it has one, otherwise the Python function tracer + host (numpy, pure Python). ``--collectors``
-always overrides.
+when it has one, otherwise the Python function tracer + host (numpy, pure Python); with either, the
+garbage collector's passes (gc). ``--collectors`` always overrides.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import sys
 import types
 from pathlib import Path
 
-TORCH = ("torch", "host")
-PYTHON = ("python", "host")
+TORCH = ("torch", "host", "gc")
+PYTHON = ("python", "host", "gc")
 # top-level module -> the framework whose collector profiles it (torch's family is torch's)
 FRAMEWORK_OF = {"torch": "torch", "torch_npu": "torch", "torchvision": "torch", "torchaudio": "torch",
                 "tensorflow": "tensorflow", "keras": "tensorflow", "tf_keras": "tensorflow", "mindspore": "mindspore"}
@@ -50,12 +50,12 @@ def _call_name(func) -> str:
 
 
 def for_frameworks(frameworks) -> tuple[str, ...] | None:
-    """The first framework with a registered collector (+ host), or None."""
+    """The first framework with a registered collector (+ host and gc), or None."""
     from . import names
 
     for fw in frameworks:
         if fw in names():
-            return (fw, "host")
+            return (fw, "host", "gc")
     return None
 
 

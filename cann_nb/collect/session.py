@@ -163,6 +163,7 @@ class CollectionSession:
         self.stop()
         events, memory, counters, devices, dropped, lifted = [], [], [], [], {}, {}
         next_id = 0
+        gc_ids = None
         timings = {}
         for inst in self.active:
             t = time.perf_counter()
@@ -191,6 +192,8 @@ class CollectionSession:
                     mem["event_id"] = np.where(eid >= 0, eid + offset, -1)
                     got.memory = mem
                 next_id = int(ev["id"].max()) + 1
+                if inst.name == "gc":
+                    gc_ids = (int(ev["id"].min()), next_id)
                 events.append(ev)
             memory.append(got.memory)
             counters.append(got.counters)
@@ -215,7 +218,13 @@ class CollectionSession:
             options=self.options.as_dict(), dropped=dropped, conversion_s=timings,
             **lifted,
         )
-        return Profile(concat("events", events), concat("memory", memory), concat("counters", counters), meta)
+        merged = concat("events", events)
+        if gc_ids is not None:
+            # garbage-collector passes nest inside the spans of the thread they stopped
+            from .gc_pauses import nest_into
+            ids = merged["id"].to_numpy()
+            nest_into(merged, (ids >= gc_ids[0]) & (ids < gc_ids[1]))
+        return Profile(merged, concat("memory", memory), concat("counters", counters), meta)
 
     def close(self) -> None:
         """Stop and release every collector without converting (errors, Ctrl-C while saving)."""

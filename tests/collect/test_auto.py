@@ -39,8 +39,8 @@ def test_frameworks_are_named_in_order():
     tree = ast.parse("import mindspore\nfrom tensorflow import keras\nimport os, torch")
     assert auto.imported_frameworks(tree) == ["mindspore", "tensorflow", "torch"]
     # the first framework that has a collector (TensorFlow and MindSpore have theirs since issue 18)
-    assert auto.for_frameworks(["mindspore", "tensorflow", "torch"]) == ("mindspore", "host")
-    assert auto.for_frameworks(["tensorflow"]) == ("tensorflow", "host")
+    assert auto.for_frameworks(["mindspore", "tensorflow", "torch"]) == ("mindspore", "host", "gc")
+    assert auto.for_frameworks(["tensorflow"]) == ("tensorflow", "host", "gc")
     assert auto.for_frameworks(["jax"]) is None
 
 

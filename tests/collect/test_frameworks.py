@@ -185,9 +185,9 @@ def test_kernel_cells_keras_and_mindspore(tmp_path):
 
 
 def test_auto_choice_from_imports_and_objects():
-    assert auto.for_script("import tensorflow as tf\n") == ("tensorflow", "host")
-    assert auto.for_script("from mindspore import nn\n") == ("mindspore", "host")
-    assert auto.for_script("import keras\n") == ("tensorflow", "host")
+    assert auto.for_script("import tensorflow as tf\n") == ("tensorflow", "host", "gc")
+    assert auto.for_script("from mindspore import nn\n") == ("mindspore", "host", "gc")
+    assert auto.for_script("import keras\n") == ("tensorflow", "host", "gc")
     fake = type("Model", (), {"__module__": "tensorflow.python.module"})
     import ast
 

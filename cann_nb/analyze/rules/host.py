@@ -193,9 +193,9 @@ def _past_line_budget(ctx, runs: pd.DataFrame, short_ns: int, gap_ns: int) -> tu
             stop = max(stop, int(ctx.end[chain].max()))
     # ... up to the first real piece of work after the run (the code after the loop): a call whose
     # function typically (median) does short_ns or more of self time, so that an occasional slow call
-    # (an interrupt, a page fault) inside the loop does not end it
+    # (an interrupt, a page fault) inside the loop does not end it; a garbage-collector pass is not one
     later = np.flatnonzero((ctx.track_code == ctx.track_code[frame]) & (ctx.start >= end) & (ctx.start < stop)
-                           & (ctx.self_ns >= short_ns) & (ctx.role == C.R["python"]))
+                           & (ctx.self_ns >= short_ns) & (ctx.role == C.R["python"]) & ~ctx.flag(C.GC_RE))
     if len(later):
         codes = ctx.name_code[later]
         of = np.isin(ctx.name_code, np.unique(codes))
