@@ -6,7 +6,7 @@ shared/docs/analysis-anchors.md (catalogue ids in brackets).
 
 from __future__ import annotations
 
-from . import call_sites, compute, device, frameworks, growth, host, memory, redundant, roofline
+from . import call_sites, compute, device, frameworks, growth, host, memory, redundant, roofline, waits
 from .base import METHOD_CP, METHOD_HEADROOM, Rule
 
 US, MS = 1_000, 1_000_000
@@ -17,6 +17,11 @@ RULES: tuple[Rule, ...] = (
          {"min_pct": 10.0, "gap_ns": 50 * US},
          "[A1/A4] msprof-analyze overall (Free > 10 % of E2E), Nsight gpu_gaps / gpu_time_util, XProf idle", METHOD_CP,
          ("device",)),
+    Rule("sleep_polling", "idle", "The main thread sleeping while the process is idle (polling with sleep)",
+         waits.sleep_polling, {"min_pct": 5.0},
+         "Python docs, concurrent.futures (wait, as_completed, Future.result block until done) and threading "
+         "(Event.wait); the busy-wait / sleep-polling anti-pattern; idle = sleep time less the process's CPU "
+         "time in it (host sampler)", METHOD_CP),
     Rule("small_ops", "launch_overhead", "Many tiny ops back to back (per-element or batch-1 loops)", host.small_ops,
          {"short_ns": 30 * US, "gap_ns": 1 * MS, "min_run": 20, "roof_frac": 0.7, "min_pct": 10.0},
          "[B3] msprof op_schedule_advice (small-op storm), HTA launch stats (5-20 us launch cost); the work "

@@ -1,0 +1,94 @@
+"""Sleeping while the process has nothing to do: ``while not fut.done(): time.sleep(0.02)``, a
+``sleep`` between retries of a check, a fixed ``sleep`` "to let the worker finish".
+
+The main thread's sleeps are recorded by the Python tracer (``time.sleep`` is a C call it sees). Whether
+a sleep waited for something is read from the host sampler: the process's CPU time during the sleeps
+(``cpu_util:process``, all its threads). While the main thread sleeps, a worker thread doing the awaited
+work keeps the process busy; once it has finished, the rest of the sleep is the process sitting idle,
+time that a blocking wait (``fut.result()``, ``as_completed``, ``Event.wait``, ``queue.get``, ``join``)
+would not spend. Gain: the sleeps' idle part (sleep time less the process's CPU time inside it),
+replayed. A sleep that waits for something outside the process (a server, a file) looks idle too: the
+evidence says how the gain was reasoned so the user can tell.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ... import formatting as F
+from .base import METHOD_CP, make_finding, pct, replay_gain, top_names
+
+SLEEP_RE = re.compile(r"^(time\.sleep|asyncio\.tasks\.sleep|asyncio\.sleep|gevent\.sleep|eventlet\.sleep)$")
+CPU_METRIC = "cpu_util:process"
+
+
+def _busy_ns(ctx, starts: np.ndarray, ends: np.ndarray) -> float | None:
+    """CPU time of the whole process inside the spans (sorted, disjoint), from the host sampler's
+    ``cpu_util:process`` (each sample: % of one core over the interval ending at it); None without it."""
+    c = ctx.profile.counters
+    if c is None or not len(c):
+        return None
+    sel = (c["metric"].astype(str) == CPU_METRIC).to_numpy()
+    if sel.sum() < 1:
+        return None
+    ts = c["ts_ns"].to_numpy()[sel].astype(np.int64)
+    util = np.clip(c["value"].to_numpy()[sel].astype(float), 0.0, None) / 100.0
+    order = np.argsort(ts)
+    ts, util = ts[order], util[order]
+    # the interval each sample covers: from the previous sample (or the first sample of any metric)
+    first = int(c["ts_ns"].min())
+    lo = np.r_[first, ts[:-1]]
+    # overlap of each sample interval with the union of spans: prefix sums of span time at the bounds
+    cum = np.r_[0, np.cumsum(ends - starts)]
+
+    def covered_until(t):
+        k = np.searchsorted(starts, t, side="right")
+        inside = np.clip(t - starts[np.maximum(k - 1, 0)], 0, (ends - starts)[np.maximum(k - 1, 0)])
+        return cum[np.maximum(k - 1, 0)] + np.where(k > 0, inside, 0)
+
+    overlap = covered_until(ts) - covered_until(lo)
+    return float((util * overlap).sum())
+
+
+def sleep_polling(ctx, th):
+    """The main thread sleeping while its process has nothing to do (polling a future or a flag with
+    ``time.sleep``, a fixed sleep "to let a worker finish"). Seen from the sleeps the Python tracer
+    records and the process's CPU time inside them (host sampler). Gain: the idle part of the sleeps,
+    replayed: a blocking wait resumes when the work is done."""
+    if not ctx.n:
+        return
+    flag = ctx.flag(SLEEP_RE) & ctx.is_host & (ctx.track_code == ctx.main_track) & (ctx.dur > 0)
+    rows = np.flatnonzero(flag)
+    if not len(rows):
+        return
+    rows = rows[np.argsort(ctx.start[rows])]
+    starts, ends = ctx.start[rows].astype(np.int64), ctx.end[rows].astype(np.int64)
+    ends = np.maximum(ends, starts)
+    slept = float((ends - starts).sum())
+    if pct(slept, ctx.wall) < th["min_pct"]:
+        return
+    busy = _busy_ns(ctx, starts, ends)
+    if busy is None:
+        return          # no host samples: whether the process was idle is unknown, no guess
+    idle = max(slept - busy, 0.0)
+    if pct(idle, ctx.wall) < th["min_pct"]:
+        return
+    mask = np.zeros(ctx.n, dtype=bool)
+    mask[rows] = True
+    gain, conf = replay_gain(ctx, seg_factor=ctx.replay.seg_factor_for(mask, 1.0 - idle / slept))
+    calls = len(rows)
+    median = float(np.median(ends - starts))
+    title = (f"The main thread sleeps {F.ns(slept)} ({pct(slept, ctx.wall):.0f}% of end-to-end, {calls:,} calls of "
+             f"{F.ns(median)} median) while the process is idle for {F.ns(idle)} of it")
+    sugg = ("Block on the thing you wait for instead of sleeping and re-checking: fut.result() or "
+            "concurrent.futures.wait/as_completed for futures, threading.Event.wait() or queue.get() for a "
+            "flag or a result, thread.join() or process.wait() for a worker: the wait ends when the work does, "
+            "not at the next wake-up. If the sleep waits for something outside this process (a server, a file), "
+            "poll it less often or subscribe to it instead.")
+    evidence = {"sleep_ns": slept, "sleeps": calls, "median_sleep_ns": median, "process_cpu_in_sleeps_ns": busy,
+                "idle_in_sleeps_ns": idle, "cpu_source": f"host sampler '{CPU_METRIC}' over the sleeps"}
+    yield make_finding(ctx, "sleep_polling", "idle", title, evidence=evidence, ops=top_names(ctx, rows, 3),
+                       suggestion=sugg, gain_ns=gain, method=METHOD_CP + " (the sleeps' idle part removed)",
+                       confidence=conf * 0.7, rows=rows, affected_ns=slept)

@@ -1,0 +1,90 @@
+"""sleep_polling: the main thread sleeping while its process is idle (polling a future with sleep), read
+from real runs of the Python tracer and the host sampler through ``cann-nb run``; a sleep during which a
+worker keeps the process busy is not idle."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import cann_nb
+from cann_nb.analyze import findings
+
+POLL = """
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    import numpy as np
+
+    def work(seed):
+        a = np.random.default_rng(seed).random((200, 200))
+        return float(np.linalg.eigvalsh(a + a.T).max())
+
+    def main():
+        out = []
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            for i in range(12):
+                fut = pool.submit(work, i)
+                while not fut.done():
+                    time.sleep(0.03)
+                out.append(fut.result())
+        return out
+
+    result = main()
+"""
+
+BUSY_WORKER = """
+    import threading
+    import time
+
+    def spin(stop):
+        x = 0
+        while not stop.is_set():
+            x += 1
+
+    def main():
+        stop = threading.Event()
+        t = threading.Thread(target=spin, args=(stop,))
+        t.start()
+        for _ in range(10):
+            time.sleep(0.03)
+        stop.set()
+        t.join()
+
+    result = main()
+"""
+
+
+def profile(tmp_path, src, name):
+    script = tmp_path / f"{name}.py"
+    script.write_text(textwrap.dedent(src))
+    out = tmp_path / "store"
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    subprocess.run([sys.executable, "-m", "cann_nb", "run", str(script), "--output", str(out), "--quiet"],
+                   check=True, cwd=tmp_path, timeout=300, env=env)
+    return cann_nb.load(str(out / name))
+
+
+def rule(prof):
+    errors = []
+    fs = findings(prof, errors=errors)
+    assert not errors
+    return [f for f in fs if f.rule == "sleep_polling"]
+
+
+def test_polling_a_future_with_sleep_is_idle_time(tmp_path):
+    prof = profile(tmp_path, POLL, "poll")
+    (f,) = rule(prof)
+    ev = f.evidence
+    assert f.category == "idle" and f.ops == ("time.sleep",)
+    assert ev["sleeps"] >= 12 and 0 <= ev["process_cpu_in_sleeps_ns"] < ev["sleep_ns"]
+    assert ev["idle_in_sleeps_ns"] == ev["sleep_ns"] - ev["process_cpu_in_sleeps_ns"]
+    # each job takes a few ms of a 30 ms sleep: most of the run is the process doing nothing
+    assert 40 < f.est_gain_pct <= 100
+    assert "fut.result()" in f.suggestion
+
+
+def test_sleeping_while_a_worker_keeps_the_process_busy_is_not_idle(tmp_path):
+    assert rule(profile(tmp_path, BUSY_WORKER, "busy")) == []
