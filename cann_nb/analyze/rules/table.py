@@ -6,7 +6,8 @@ shared/docs/analysis-anchors.md (catalogue ids in brackets).
 
 from __future__ import annotations
 
-from . import call_sites, compute, device, frameworks, growth, host, memory, redundant, roofline, waits
+from . import (call_sites, compute, containers, device, frameworks, growth, host, memory, redundant,
+               roofline, waits)
 from .base import METHOD_CP, METHOD_HEADROOM, Rule
 
 US, MS = 1_000, 1_000_000
@@ -135,6 +136,10 @@ RULES: tuple[Rule, ...] = (
          {"min_n": 64, "max_k_frac": 0.125, "min_pct": 5.0},
          "PyTorch forums 'use topk instead of sort()[:k]'; heap top-k costs n + k log2 k (ln(n/k) + 1) "
          "comparisons vs n log2 n (torch CPU topk: std::partial_sort when k * 64 <= n)", METHOD_CP),
+    Rule("linear_list_ops", "hotspot", "Linear-time list operations in a loop (pop(0), insert(0, x), remove, index)",
+         containers.linear_list_ops, {"min_calls": 100, "min_ratio": 4.0, "min_pct": 5.0},
+         "Python docs: list.pop(0)/insert(0) are O(n), collections.deque O(1) at both ends (TimeComplexity wiki); "
+         "a call is slow against the profile's own trivial C calls (len, list.append)", METHOD_CP),
     Rule("hotspot", "hotspot", "Dominant op", compute.hotspot, {"min_pct": 30.0, "top": 2},
          "HTA kernel breakdown, Nsight cuda_gpu_kern_sum", ""),
     # -- roofline (analyze/efficiency): gains are measured time minus time at the roof ---------------

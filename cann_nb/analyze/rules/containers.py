@@ -1,0 +1,77 @@
+"""List operations that cost linear time where a constant-time structure exists: ``queue.pop(0)``,
+``lst.insert(0, x)``, ``lst.remove(x)``, ``lst.index(x)`` in a loop (a BFS queue in a list, a sliding
+window, a "seen" list). Each call moves or scans the list's elements, so a loop over n items does ~n^2/2
+element moves.
+
+Seen from the work, not from arguments (the Python tracer does not record them): such a call should cost
+what any trivial C call of the same profile costs (``len``, ``list.append``: the profile's floor, the
+recorder's own cost included; without such calls, the recorder's measured cost of one call); calls whose
+typical time is several times that floor are moving or scanning elements. Gain: those calls brought down to the floor (``collections.deque`` popleft /
+appendleft, a set or dict for membership and removal), replayed.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+
+from ... import formatting as F
+from .base import METHOD_CP, make_finding, pct, replay_gain
+
+LINEAR_LIST_RE = re.compile(r"^builtins\.list\.(pop|insert|remove|index|count)$")
+FLOOR_RE = re.compile(r"^builtins\.(len|list\.append|isinstance|id)$")
+
+
+def linear_list_ops(ctx, th):
+    """``list.pop(0)`` / ``insert(0, x)`` / ``remove`` / ``index`` whose typical call costs several times
+    the profile's trivial C call: linear-time list operations in a loop. Gain: those calls at the floor."""
+    if not ctx.n:
+        return
+    host = ctx.is_host & (ctx.dur > 0)
+    rows = np.flatnonzero(ctx.flag(LINEAR_LIST_RE) & host)
+    if len(rows) < th["min_calls"]:
+        return
+    ref = np.flatnonzero(ctx.flag(FLOOR_RE) & host)
+    if len(ref) >= th["min_calls"]:
+        floor, floor_how = float(np.median(ctx.dur[ref])), "median of len/list.append/isinstance/id calls here"
+    else:   # no trivial calls to compare with: what recording one call costs (collect/overhead.py)
+        floor, floor_how = float(np.median(ctx.recording_cost[rows])), "the recorder's measured cost of one call"
+    if floor <= 0:
+        return
+    codes = ctx.name_code[rows]
+    typical = pd.Series(ctx.dur[rows].astype(float)).groupby(codes).median()
+    slow_codes = typical.index[typical.to_numpy() >= th["min_ratio"] * floor].to_numpy()
+    rows = rows[np.isin(codes, slow_codes)]
+    if len(rows) < th["min_calls"]:
+        return
+    d = ctx.dur[rows].astype(float)
+    # in the run without the profiler: each call's time less its recording, against a trivial call's
+    net = np.clip(d - ctx.recording_cost[rows], 0, None)
+    floor_net = float(np.median(np.clip(ctx.dur[ref] - ctx.recording_cost[ref], 0, None))) \
+        if len(ref) >= th["min_calls"] else 0.0
+    excess = float(np.clip(net - floor_net, 0, None).sum())
+    if pct(excess, ctx.wall_without_recording) < th["min_pct"]:
+        return
+    mask = np.zeros(ctx.n, dtype=bool)
+    mask[rows] = True
+    total = float(d.sum())
+    factor = max(0.0, 1.0 - excess / max(float(net.sum()), 1.0))
+    gain, conf = replay_gain(ctx, seg_factor=ctx.replay.seg_factor_for(mask, factor))
+    names = pd.Series(ctx.names(rows).astype(str)).value_counts()
+    top = str(names.index[0])
+    short = top.replace("builtins.", "")
+    med = float(np.median(d))
+    title = (f"{short} called {len(rows):,} times at {F.ns(med)} each (median), {med / floor:.0f}x a trivial call "
+             f"here ({F.ns(floor)}): linear-time list operations, {F.ns(total)} ({pct(total, ctx.wall):.0f}% of "
+             "end-to-end)")
+    sugg = ("Each call shifts or scans the whole list. Use collections.deque for a queue (popleft/appendleft "
+            "instead of pop(0)/insert(0, x)), a set or dict for membership, removal and lookup instead of "
+            "remove/index/count on a list, or a heap (heapq) for a priority queue.")
+    evidence = {"calls": int(len(rows)), "time_ns": total, "median_call_ns": med, "floor_call_ns": floor,
+                "floor_from": floor_how,
+                "excess_ns": excess, "by_name": {str(k): int(v) for k, v in names.items()}}
+    yield make_finding(ctx, "linear_list_ops", "hotspot", title, evidence=evidence, ops=list(names.index[:3]),
+                       suggestion=sugg, gain_ns=gain, method=METHOD_CP + " (the calls at a trivial call's cost)",
+                       confidence=conf * 0.6, rows=rows, affected_ns=total)

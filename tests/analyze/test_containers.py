@@ -1,0 +1,43 @@
+"""linear_list_ops: list.pop(0) as a queue, found from the call's time against trivial calls (real
+Python-tracer profiles); pop() from the end is constant time and is not flagged."""
+
+from __future__ import annotations
+
+from cann_nb.analyze import findings
+
+from .test_python_loops import profile_script  # noqa: E402  (the same in-process Python-tracer run)
+
+QUEUE = """
+    def main():
+        queue = list(range(40_000))
+        seen = [0, 1, 2]
+        total = 0
+        while queue:
+            x = queue.pop({where})
+            total += x % 7 + len(seen)
+            seen.append(x)
+        return total
+
+    result = main()
+"""
+
+
+def rule(prof):
+    errors = []
+    fs = findings(prof, errors=errors)
+    assert not errors
+    return [f for f in fs if f.rule == "linear_list_ops"]
+
+
+def test_pop_from_the_front_of_a_list_is_linear_time(tmp_path):
+    (f,) = rule(profile_script(tmp_path, QUEUE.format(where=0), "front"))
+    ev = f.evidence
+    assert f.category == "hotspot" and f.ops == ("builtins.list.pop",)
+    assert ev["calls"] == 40_000 and ev["median_call_ns"] >= 4 * ev["floor_call_ns"]
+    assert ev["floor_from"].startswith("median of len")
+    assert 30 < f.est_gain_pct <= 100
+    assert "deque" in f.suggestion
+
+
+def test_pop_from_the_end_is_not_flagged(tmp_path):
+    assert rule(profile_script(tmp_path, QUEUE.format(where=""), "back")) == []
