@@ -195,4 +195,5 @@ def test_synthetic_linear_growth_gain_matches_the_method():
     (f,) = growth(prof)
     assert f.est_gain_ns == pytest.approx(durs.sum() - (n * a + b * n), rel=0.02)
     assert f.title.endswith(f"{f.est_gain_pct:.0f}% of end-to-end")
+    assert "re-reads all gathered so far" in f.title      # pkg.work is no join: a scan, not a copy
     assert math.isfinite(f.confidence)

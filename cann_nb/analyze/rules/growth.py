@@ -355,10 +355,12 @@ def growing_accumulation(ctx, th):
             what = f"on a growing input ({g['first_el']:,.0f} -> {g['last_el']:,.0f} elements)"
         else:
             what = f"with a per-call time growing {g['late'] / g['early']:.1f}x over the run"
-        title = (f"{shown} called {n:,} times {what}: {F.ns(g['early'])} per call early, {F.ns(g['late'])} late "
-                 f"(medians): quadratic copying, {gpct:.0f}% of end-to-end")
         joins = bool(JOIN_RE.search(name)) or (line is not None and re.search(r"\+=|\.insert\(|append|cat|stack",
                                                                             line) is not None)
+        # a join rebuilds (copies) what was gathered; anything else re-reads it (a scan, a lookup)
+        kind = "quadratic copying" if joins or g["shapes"] else "each call re-reads all gathered so far (quadratic)"
+        title = (f"{shown} called {n:,} times {what}: {F.ns(g['early'])} per call early, {F.ns(g['late'])} late "
+                 f"(medians): {kind}, {gpct:.0f}% of end-to-end")
         if joins or g["shapes"]:
             sugg = ("Do not grow the result inside the loop: append the pieces to a Python list and join once "
                     "after it (torch.cat(pieces) / np.concatenate(pieces) / np.array(values) / ''.join(parts)), "
