@@ -43,6 +43,22 @@ def test_per_element_loop_is_small_ops():
     assert hit and hit[0].est_gain_pct > 50
 
 
+def test_iterating_a_tensor_counts_the_split_into_rows_as_part_of_the_loop():
+    # `for t in x` is one aten::unbind making a select per row, then Python wraps each row: the loop of
+    # tiny ops starts there, not at the first .item()
+    x = torch.rand(6000)
+
+    def slow():
+        return [t.item() for t in x]
+
+    prof = profile(slow)
+    (f,) = [f for f in findings(prof) if f.rule == "small_ops"]
+    unbind = prof.events[prof.events["name"].astype(str) == "aten::unbind"].iloc[0]
+    assert f.evidence["region_ns"] >= unbind["dur_ns"]
+    assert f.evidence["ops"] == 6001          # the unbind and the .item() calls
+    assert f.est_gain_pct > 50
+
+
 def test_float64_matmuls_are_flagged():
     a = torch.randn(256, 256, dtype=torch.float64)
 

@@ -80,17 +80,39 @@ def longest_piece(ctx) -> np.ndarray:
     return ctx.memo("longest_piece", calc)
 
 
+SPLIT_MIN_CHILDREN = 20    # an op that makes this many sub-ops is a loop inside one call
+
+
+def op_children(ctx) -> np.ndarray:
+    """Per row: how many framework ops are nested directly in it."""
+    def calc():
+        par = ctx.rows_of_parent
+        kid = np.flatnonzero((ctx.role == C.R["op"]) & (par >= 0))
+        return np.bincount(par[kid], minlength=ctx.n)[: ctx.n]
+    return ctx.memo("op_children", calc)
+
+
+def element_time(ctx, rows: np.ndarray) -> np.ndarray:
+    """Per unit: its time per element when it is a loop inside one framework op (iterating a tensor is one
+    aten::unbind making a select per row; torch.split/chunk into many pieces alike): its time over its
+    direct sub-ops when it has ``SPLIT_MIN_CHILDREN`` or more; else its time."""
+    kids = op_children(ctx)[rows]
+    d = ctx.dur[rows].astype(float)
+    return np.where(kids >= SPLIT_MIN_CHILDREN, d / np.maximum(kids, 1), d)
+
+
 def short_units(ctx, u: np.ndarray, short_ns: int, max_unit_ns: int | None = None) -> np.ndarray:
     """Which work units are short, by their name's typical (median) call, so an occasional slow call
-    (an interrupt, a page fault) does not split a loop. Framework ops: shorter than ``short_ns``.
+    (an interrupt, a page fault) does not split a loop. Framework ops: shorter than ``short_ns`` (per
+    element for an op that loops inside, ``element_time``).
     Python lines (``max_unit_ns`` given): no single piece of work longer than ``short_ns``
     (``longest_piece``) and shorter than ``max_unit_ns`` in all: a line made of per-call overhead,
     e.g. ``row["price"] * row["qty"]`` on a pandas row (two short library calls), or scalar
     arithmetic on array elements (no call at all)."""
     codes = ctx.name_code[u]
+    if max_unit_ns is None:   # framework ops: per element for a loop inside one op (element_time)
+        return pd.Series(element_time(ctx, u)).groupby(codes).transform("median").to_numpy() < short_ns
     typical = pd.Series(ctx.dur[u]).groupby(codes).transform("median").to_numpy()
-    if max_unit_ns is None:
-        return typical < short_ns
     piece = pd.Series(longest_piece(ctx)[u]).groupby(codes).transform("median").to_numpy()
     return (piece < short_ns) & (typical < max_unit_ns)
 
@@ -104,8 +126,14 @@ def small_op_runs(ctx, short_ns: int, gap_ns: int, min_run: int, max_unit_ns: in
         return pd.DataFrame(columns=cols)
     s, e = ctx.start[u], ctx.end[u]
     short = short_units(ctx, u, short_ns, max_unit_ns)
+    # after an op that split a tensor into many pieces, Python wraps each piece before the loop over
+    # them starts: that gap may hold a short op's time per piece
+    allowed = np.full(len(u), float(gap_ns))
+    if max_unit_ns is None:
+        k = op_children(ctx)[u]
+        allowed = np.where(k >= SPLIT_MIN_CHILDREN, np.maximum(allowed, k * float(short_ns)), allowed)
     link = np.zeros(len(u), dtype=bool)
-    link[1:] = short[1:] & short[:-1] & (s[1:] - e[:-1] < gap_ns)
+    link[1:] = short[1:] & short[:-1] & (s[1:] - e[:-1] < allowed[:-1])
     run_start = ~link
     first = np.flatnonzero(run_start)
     last = np.append(first[1:], len(u)) - 1
@@ -251,9 +279,11 @@ def _short_runs(ctx, th, rule_id: str, category: str, max_unit_ns):
     d = ctx.dur[rows].astype(float)
     codes = ctx.name_code[rows]
     # the vectorised/batched code still calls each distinct op about once, on more data: keep one
-    # typical (median) call of each as the remaining work, and the arithmetic itself (the loop's FLOPs at
-    # the reachable fraction of the machine's peak: no rewrite goes below it)
-    calls = float(pd.Series(d).groupby(codes).median().sum())
+    # typical (median) call of each as the remaining work (an op looping inside, per element), and the
+    # arithmetic itself (the loop's FLOPs at the reachable fraction of the machine's peak: no rewrite
+    # goes below it)
+    per_call = element_time(ctx, rows) if max_unit_ns is None else d
+    calls = float(pd.Series(per_call).groupby(codes).median().sum())
     at_roof = roof_work_ns(ctx, runs["start"].to_numpy(), runs["end"].to_numpy(), th["roof_frac"])
     work = calls + at_roof
     factor = min(1.0, work / max(region, 1))
