@@ -22,6 +22,7 @@ import pandas as pd
 from ... import formatting as F
 from . import base
 from ..classify import R
+from .host import element_time, roof_work_ns
 
 
 def _line(cs: dict) -> dict | None:
@@ -30,7 +31,8 @@ def _line(cs: dict) -> dict | None:
 
 
 def _tiny_roots(ctx, short_ns: int) -> np.ndarray:
-    """Rows of the outermost framework ops on the main thread that are shorter than ``short_ns``."""
+    """Rows of the outermost framework ops on the main thread that are shorter than ``short_ns`` (per
+    piece for an op that splits a tensor into many: host.element_time)."""
     if not ctx.n:
         return np.zeros(0, dtype=np.int64)
     on_main = (ctx.role == R["op"]) & (ctx.track_code == ctx.main_track)
@@ -38,7 +40,8 @@ def _tiny_roots(ctx, short_ns: int) -> np.ndarray:
     has_parent = ctx.parent >= 0
     rows_of = ctx.rows_of_parent
     parent_is_op[has_parent] = ctx.role[rows_of[has_parent]] == R["op"]
-    return np.flatnonzero(on_main & ~parent_is_op & (ctx.dur < short_ns))
+    rows = np.flatnonzero(on_main & ~parent_is_op)
+    return rows[element_time(ctx, rows) < short_ns]
 
 
 def _calls_per_step(ctx, rows: np.ndarray) -> tuple[float, int] | None:
@@ -96,9 +99,9 @@ def tiny_ops_by_line(ctx, th):
     else:
         calls, how = calls_recorded, "recorded calls"
     codes = ctx.name_code[rows]
-    work = float(sum(np.median(ctx.dur[rows][codes == c]) for c in np.unique(codes)))
+    per_call = element_time(ctx, rows)
+    work = float(sum(np.median(per_call[codes == c]) for c in np.unique(codes)))
     # and the work itself at the reachable fraction of the roof (host.roof_work_ns), over the tiny ops' stretch
-    from .host import roof_work_ns
     work += at_line * roof_work_ns(ctx, np.array([ctx.start[rows].min()]), np.array([ctx.end[rows].max()]),
                                    th["roof_frac"]) if len(rows) else 0.0
     gain = max(line_ns - work, 0.0)
