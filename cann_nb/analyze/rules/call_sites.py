@@ -25,6 +25,9 @@ from ..classify import R
 from .host import element_time, roof_work_ns
 
 
+MIN_SAMPLES_TO_SPLIT = 10   # call-site samples below which a line's share of them is noise (binomial, n < 10)
+
+
 def _line(cs: dict) -> dict | None:
     lines = [r for r in cs.get("lines") or [] if isinstance(r, dict) and r.get("samples")]
     return max(lines, key=lambda r: r["samples"]) if lines else None
@@ -78,13 +81,20 @@ def tiny_ops_by_line(ctx, th):
         return
     recorded = sum(int(r.get("recorded_samples") or 0) for r in cs.get("lines") or [])
     at_line = (line.get("recorded_samples") or 0) / recorded if recorded else share
+    truncated = bool((ctx.meta.get("budget") or {}).get("reached"))
+    line_share_from = f"{recorded} call-site samples taken while recording"
+    if not truncated and recorded < MIN_SAMPLES_TO_SPLIT:
+        # a few samples of a short run cannot split the tiny ops' stretch between lines (set-up and
+        # teardown catch one of them as often as the loop): the stretch is the measure, the line its name
+        at_line = 1.0
+        line_share_from = (f"only {recorded} call-site samples: the recorded stretch of tiny ops is put on the "
+                           "most sampled line whole")
     # the line's sampled time less what recording its ops cost (gains are for the run without the profiler)
     from ..timeline import ancestor_flag
     mine = np.zeros(ctx.n, dtype=bool)
     mine[rows] = True
     line_ns = max(share * ctx.wall - at_line * float(ctx.recording_cost[ancestor_flag(ctx, mine)].sum()), 0.0)
     calls_recorded = len(rows) * at_line
-    truncated = bool((ctx.meta.get("budget") or {}).get("reached"))
     per_step = _calls_per_step(ctx, rows) if truncated else None
     if per_step is not None:
         calls, how = per_step[0] * per_step[1] * at_line, f"{per_step[0]:,.0f} per recorded step x {per_step[1]} steps"
@@ -131,6 +141,7 @@ def tiny_ops_by_line(ctx, th):
                 "line_samples": line["samples"], "samples": cs["samples"], "line_share": share,
                 "line_ns": line_ns, "recorded_calls": int(round(calls_recorded)), "estimated_calls": int(round(calls)),
                 "calls_estimate": how, "mean_call_ns": mean, "vectorised_work_ns": work, "truncated": truncated,
+                "line_share": at_line, "line_share_from": line_share_from,
                 "gain_method": method}
     conf = min(0.9, 0.4 + 0.5 * math.sqrt(min(line["samples"], 100) / 100))
     yield base.make_finding(ctx, "tiny_ops_by_line", "launch_overhead", title, evidence=evidence, ops=names,
