@@ -59,7 +59,9 @@ def test_iterating_a_tensor_counts_the_split_into_rows_as_part_of_the_loop():
     assert f.est_gain_pct > 50
     # the same loop seen by its call site says the same
     by_line = [g for g in findings(prof) if g.rule == "tiny_ops_by_line"]
-    assert len(by_line) == 1 and abs(by_line[0].est_gain_pct - f.est_gain_pct) < 1.0
+    assert len(by_line) == 1
+    g = by_line[0]
+    assert abs(g.est_gain_pct - g.evidence["line_share"] * f.est_gain_pct) < 3.0
 
 
 def test_float64_matmuls_are_flagged():
