@@ -105,3 +105,27 @@ def test_building_a_large_object_graph_gets_a_gc_finding_through_the_cli(tmp_pat
     (f,) = fs
     assert f.category == "gc" and 0 < f.est_gain_pct <= 100
     assert np.isclose(f.evidence["time_ns"], gc_events(prof)["dur_ns"].sum(), rtol=0.05)
+
+
+def _gc_profile(full_passes: int):
+    """A synthetic run of 1 s: 40 young passes of 1 ms and ``full_passes`` full passes of 60 ms."""
+    import pandas as pd
+
+    from cann_nb.model import Profile
+
+    rows, t = [], 0
+    for i in range(40 + full_passes):
+        gen, dur = (2, 60_000_000) if i < full_passes else (0, 1_000_000)
+        rows.append(dict(id=i, name=f"python gc (generation {gen})", cat="python", track="host/thread 1",
+                         device="cpu", start_ns=t, dur_ns=dur, parent=-1, depth=0, corr=-1))
+        t += dur + 20_000_000
+    return Profile(pd.DataFrame(rows), meta={"wall_ns": 1_000_000_000 + t, "window_ns": [0, 1_000_000_000 + t]})
+
+
+def test_a_single_full_pass_is_not_counted_repeated_ones_are():
+    def gc_time(prof):
+        (f,) = [f for f in findings(prof) if f.rule == "gc"]
+        return f.evidence["time_ns"]
+
+    assert gc_time(_gc_profile(1)) == 40 * 1_000_000            # young passes only
+    assert gc_time(_gc_profile(3)) == 40 * 1_000_000 + 3 * 60_000_000

@@ -446,9 +446,21 @@ def dataloader(ctx, th):
         "prefetch_factor=2); avoid per-sample Python transforms, tar/zip reads and slow storage in the loop.")
 
 
+FULL_GC_RE = re.compile(r"^python gc \(generation 2\)$")
+
+
 def gc_pauses(ctx, th):
+    """Garbage-collector passes (collect/gc_pauses.py, or GC markers of an imported trace). A full
+    (generation 2) pass walks every object the process holds, the libraries' included, and passes are
+    triggered by allocation counts, which the profiler's own allocations shift: a single full pass in the
+    run may be one the bare run would not make. Full passes count when they repeat (``min_full_passes``:
+    the program's allocations drive them); young passes always."""
+    flag = ctx.flag(C.GC_RE)
+    full = flag & ctx.flag(FULL_GC_RE)
+    if 0 < int(full.sum()) < th["min_full_passes"]:
+        flag = flag & ~full
     yield from _flag_rule(
-        ctx, th, ctx.flag(C.GC_RE), "gc", "gc", "Python garbage collection pauses",
+        ctx, th, flag, "gc", "gc", "Python garbage collection pauses",
         "Reduce GC work in the loop: gc.freeze() after setting up, gc.disable() around the hot loop (collect "
         "between epochs), or raise thresholds with gc.set_threshold; avoid creating many short-lived objects.",
         min_each_ns=th.get("min_each_ns", 0))

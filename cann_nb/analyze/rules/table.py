@@ -53,9 +53,10 @@ RULES: tuple[Rule, ...] = (
          {"min_pct": 5.0},
          "[A6] torch-tb-profiler (DataLoader > 5 %), XProf input-bound 5 %/20 %, msprof dataloader >= 10 ms",
          METHOD_CP),
-    Rule("gc", "gc", "Python garbage collection", host.gc_pauses, {"min_pct": 1.0, "min_each_ns": 0},
+    Rule("gc", "gc", "Python garbage collection", host.gc_pauses, {"min_pct": 1.0, "min_each_ns": 0, "min_full_passes": 2},
          "[A5] msprof-analyze gc_checker (pauses >= 1000 us); every pass counted here (collect/gc_pauses.py "
-         "records each one): gc.freeze()/gc.disable() remove the young generations' passes too", METHOD_CP),
+         "records each one): gc.freeze()/gc.disable() remove the young generations' passes too; full passes count "
+         "from the second on (one may be the profiler's allocations tipping the counters)", METHOD_CP),
     Rule("compile", "compile", "Compilation in the run", host.compilation, {"min_pct": 5.0, "acl_compile_count": 20},
          "[B4] msprof-analyze operator dispatch (aclopCompileAndExecute >= 20)", METHOD_CP),
     Rule("cold_start", "cold_start", "First step much slower than the rest", host.cold_start,
