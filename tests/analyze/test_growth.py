@@ -53,10 +53,10 @@ def check_gain(f):
 # -- torch ---------------------------------------------------------------------------------------------
 def test_torch_cat_growing_is_found_from_shapes():
     torch = pytest.importorskip("torch")
-    x = torch.randn(300, 1024)
+    x = torch.randn(300, 4096)     # the last cat copies 4.9 MB: growth well above the per-call cost
 
     def slow():
-        out = torch.empty(0, 1024)
+        out = torch.empty(0, 4096)
         for i in range(x.shape[0]):
             out = torch.cat([out, x[i:i + 1]])
         return out
@@ -67,7 +67,7 @@ def test_torch_cat_growing_is_found_from_shapes():
     check_gain(f)
     ev = f.evidence
     assert ev["size_basis"].startswith("input elements")
-    assert ev["calls"] == 300 and ev["first_elements"] == 1024 and ev["last_elements"] == 300 * 1024
+    assert ev["calls"] == 300 and ev["first_elements"] == 4096 and ev["last_elements"] == 300 * 4096
     assert ev["rank_corr_size"] > 0.99 and ev["late_call_ns"] > 3 * ev["early_call_ns"]
     assert ev["fixed_cost_ns"] < ev["time_ns"]
     assert f.ops == ("aten::cat",)
@@ -105,7 +105,7 @@ def test_numpy_vstack_growing_under_the_python_tracer():
     check_gain(f)
     ev = f.evidence
     assert ev["size_basis"].startswith("call order")
-    assert ev["calls"] == 2500 and ev["rank_corr_time"] > 0.8 and ev["largest_step_share"] <= 0.5
+    assert ev["calls"] == 2500 and ev["rank_corr_time"] > 0.8 and ev["largest_step_share"] <= 0.65
     assert ev["growth_ratio"] > 1.5
     assert "vstack" in f.ops[0] and f.title.startswith("np.vstack called 2,500 times")
 
@@ -183,7 +183,7 @@ def test_growth_that_bends_as_the_copy_outgrows_a_cache_is_still_growth():
     durs = 10_000 + 5.0 * i + 35.0 * np.maximum(i - 1000, 0)
     durs *= np.random.default_rng(4).uniform(1.0, 1.05, len(i))
     (f,) = growth(calls_profile(durs))
-    assert f.evidence["decile_r2"] < 0.9 and f.evidence["largest_step_share"] <= 0.5
+    assert f.evidence["decile_r2"] < 0.9 and f.evidence["largest_step_share"] <= 0.65
 
 
 def test_synthetic_linear_growth_gain_matches_the_method():

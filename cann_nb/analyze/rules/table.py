@@ -95,7 +95,7 @@ RULES: tuple[Rule, ...] = (
     Rule("growing_accumulation", "memory", "An accumulator rebuilt bigger every iteration (quadratic copying)",
          growth.growing_accumulation,
          {"min_calls": 30, "min_rank_corr": 0.8, "min_slice_corr": 0.8, "min_size_growth": 4.0, "min_ratio": 1.5,
-          "max_step_share": 0.5, "min_pct": 5.0},
+          "max_step_share": 0.65, "min_pct": 5.0},
          "PyTorch forums 'torch.cat in a loop gets slower', numpy docs (np.append copies: 'append ... is not "
          "in-place'), CPython FAQ (str.join over +=); cost fitted as a + b x size (rank correlation, a floor rising without one step)",
          METHOD_CP),
