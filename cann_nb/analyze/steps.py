@@ -49,12 +49,15 @@ def steps(profile, infer: bool = True) -> pd.DataFrame:
     return infer_steps(ctx)
 
 
+MIN_BODY_NAMES = 2   # distinct top-level names called once per iteration that make an inferred loop
+
+
 def infer_steps(ctx) -> pd.DataFrame:
     """Repeats of a loop from the top-level host work on the main lane.
 
     The loop count N is the count shared by most top-level names (ops called once per iteration);
     the anchor is the earliest-starting name called N times; a step runs from one anchor call to the
-    next. Needs N >= 3.
+    next. Needs N >= 3 and at least MIN_BODY_NAMES names called N times (a loop body).
     """
     t = ctx.main_track
     if t < 0:
@@ -74,6 +77,8 @@ def infer_steps(ctx) -> pd.DataFrame:
     vals, freq = np.unique(cand, return_counts=True)
     n_steps = int(vals[np.lexsort((vals, freq))[-1]])
     names_n = np.flatnonzero(counts == n_steps)
+    if len(names_n) < MIN_BODY_NAMES:
+        return _empty()   # one op that happens to repeat (four .to() calls in a script) is not a loop body
     starts = ctx.start[top]
     first = {c: starts[codes == c].min() for c in names_n}
     anchor = min(first, key=first.get)

@@ -64,6 +64,17 @@ def test_steps_inferred_and_cold_start():
     assert cs["ops"].iloc[0]["name"] == "aten::linear"
 
 
+def test_one_op_repeating_in_a_script_without_a_loop_is_not_steps():
+    # a script calling .to() four times around one long matmul: no loop body repeats, so no steps
+    # (and no "first step 100x the rest" cold start)
+    tr, t = Trace(), 0
+    for name, dur in [("aten::to", 10), ("aten::matmul", 300_000), ("aten::to", 10), ("aten::diagonal", 5),
+                      ("aten::to", 10), ("aten::topk", 50), ("aten::to", 10), ("aten::stack", 20)]:
+        tr.op(name, t, dur)
+        t += dur + 5
+    assert len(steps.steps(tr.profile(wall_ns=t))) == 0
+
+
 def test_recorded_steps_win():
     tr, t = loop_trace(4)
     for i in range(3):

@@ -293,3 +293,25 @@ def test_the_advisor_finds_memory_bound_chains_and_ops_under_the_roof():
     assert fuse.evidence["chains"][0]["pattern"] == "mul > add > relu"
     under = fs["under_roof"]
     assert under.evidence["ops"][0]["op"] == "aten::mm" and under.est_gain_ns > 0
+
+
+def test_integer_matmul_is_estimated_at_the_float32_roof():
+    torch = pytest.importorskip("torch")
+    from cann_nb.analyze.api import findings
+
+    from .test_torch_cpu import profile
+
+    a = torch.randint(0, 3, (600, 400))
+
+    def slow():
+        return a.T @ a
+
+    prof = profile(slow)
+    (f,) = [f for f in findings(prof) if f.rule == "integer_matmul"]
+    ev = f.evidence
+    assert f.category == "precision" and ev["flops"] == 2 * 400 * 600 * 400
+    assert ev["as_float32_ns"] < ev["time_ns"] and 0 < f.est_gain_pct < 100
+    assert "float()" in f.suggestion
+    # the same product in float32 is not flagged
+    b = a.float()
+    assert not [f for f in findings(profile(lambda: b.T @ b)) if f.rule == "integer_matmul"]

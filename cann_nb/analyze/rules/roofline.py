@@ -1,10 +1,11 @@
 """Rules on the roofline (analyze/efficiency): matrix-vector products to batch, memory-bound elementwise
-chains to fuse, compute-bound ops far under their roof. Every gain is measured time minus the time
+chains to fuse, compute-bound ops far under their roof, integer matrix products no BLAS serves. Every gain is measured time minus the time
 the changed work would take at the roof (method named in the evidence); no peak, no gain."""
 
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 
@@ -226,3 +227,48 @@ def _rows_of(ctx, name, shapes) -> np.ndarray:
     sel = c["costed"] & (ev["name"].astype(str).to_numpy() == name)
     sel &= ev["shapes"].astype(str).to_numpy() == (shapes or "nan")
     return np.flatnonzero(sel)
+
+
+INT_DTYPE_RE = re.compile(r"^(long int|int|short int|signed char|unsigned char|long|int64|int32|int16|int8|uint8|"
+                          r"torch\.(u?int\d+|long))$", re.I)
+
+
+def integer_matmul(ctx, th):
+    """Matrix products in an integer dtype on the host CPU (counts, one-hot or index matrices multiplied as
+    int64): no BLAS kernel serves them, torch and numpy run plain loops, tens of times slower than a
+    float32 GEMM of the same shapes; float32 is exact for integer sums below 2**24 (float64 below 2**53).
+    Gain: those ops at ``roof_frac`` of the run's float32 peak (their FLOPs from shapes), replayed."""
+    from .compute import MATMUL_RE, _dtype_flag, _factor_gain, _outer, _time_of
+
+    flag = ctx.flag(MATMUL_RE) & ctx.is_host & _dtype_flag(ctx, INT_DTYPE_RE)
+    rows = np.flatnonzero(flag)
+    if not len(rows):
+        return
+    outer = _outer(ctx, rows)
+    t = _time_of(ctx, outer)
+    if pct(t, ctx.wall) < th["min_pct"]:
+        return
+    c = event_costs(ctx)
+    fl = c["flops"][rows]
+    flops = float(np.nansum(np.where(c["counted"][rows], fl, np.nan)))
+    peak = peaks_for(ctx.profile, "cpu").flops_for("fp32")
+    if not (flops > 0 and math.isfinite(peak) and peak > 0):
+        return          # no FLOPs from shapes or no measured peak: no estimate to give
+    as_f32 = flops / (th["roof_frac"] * peak) * 1e9
+    factor = np.ones(ctx.n)
+    factor[outer] = min(1.0, as_f32 / t) if t > 0 else 1.0
+    gain, conf = _factor_gain(ctx, outer, factor)
+    names = sorted({str(x) for x in ctx.names(outer)})[:5]
+    title = (f"{len(outer):,} integer matrix product(s) take {F.ns(t)} ({pct(t, ctx.wall):.0f}% of end-to-end) at "
+             f"{flops / max(t, 1):.2f} GFLOP/s; in float32 they would take about {F.ns(as_f32)}")
+    yield make_finding(
+        ctx, "integer_matmul", "precision", title,
+        evidence={"ops": int(len(outer)), "time_ns": t, "flops": flops, "float32_peak_flops_per_s": peak,
+                  "roof_frac": th["roof_frac"], "as_float32_ns": as_f32},
+        ops=names,
+        suggestion=("Multiply in floating point: a.float() @ b.float() (exact while every product sum stays "
+                    "below 2**24; .double() below 2**53), then round back with .round().long() if integers "
+                    "are needed; in numpy, np.dot(a.astype(np.float32), b.astype(np.float32)). Integer "
+                    "matmuls have no BLAS kernel on the CPU."),
+        gain_ns=gain, method=f"{METHOD_ROOF}: measured time minus the FLOPs at {th['roof_frac']:g} of the float32 "
+                             "peak, replayed", confidence=conf * 0.6, rows=outer, affected_ns=t)

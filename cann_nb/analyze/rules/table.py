@@ -151,6 +151,11 @@ RULES: tuple[Rule, ...] = (
     Rule("fuse_memory_bound", "fusion", "Memory-bound elementwise chains", roofline.fuse_memory_bound,
          {"min_len": 3, "min_count": 3, "min_pct": 5.0},
          "[G2] msprof-analyze fusible operators; XProf roofline (memory-bound ops)", "roofline", ("shapes",)),
+    Rule("integer_matmul", "precision", "Integer matrix products on the CPU (no BLAS kernel)", roofline.integer_matmul,
+         {"roof_frac": 0.7, "min_pct": 5.0},
+         "PyTorch/numpy: integer matmul falls back to non-BLAS loops (numpy issue 'int matmul slow', PyTorch forums "
+         "'matmul on LongTensor is slow'); float32 exact below 2**24; roof_frac as under_roof", "roofline",
+         ("shapes",)),
     Rule("under_roof", "precision", "Compute-bound ops far under the roof", roofline.under_roof,
          {"max_frac": 0.3, "target_frac": 0.7, "min_pct": 5.0},
          "XProf roofline (op FLOP/s vs peak); tuned large GEMMs reach 70-80 % of peak (cuBLAS/CUTLASS profiles)",
