@@ -79,7 +79,7 @@ def test_polling_a_future_with_sleep_is_idle_time(tmp_path):
     (f,) = rule(prof)
     ev = f.evidence
     assert f.category == "idle" and f.ops == ("time.sleep",)
-    assert ev["sleeps"] >= 12 and 0 <= ev["process_cpu_in_sleeps_ns"] < ev["sleep_ns"]
+    assert ev["sleeps"] >= 6 and 0 <= ev["process_cpu_in_sleeps_ns"] < ev["sleep_ns"]
     assert ev["idle_in_sleeps_ns"] == ev["sleep_ns"] - ev["process_cpu_in_sleeps_ns"]
     # each job takes a few ms of a 30 ms sleep: most of the run is the process doing nothing
     assert 25 < f.est_gain_pct <= 100
