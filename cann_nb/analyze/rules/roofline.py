@@ -15,7 +15,7 @@ from ..efficiency.cost import FAMILIES, event_costs
 from ..efficiency.roofline import peaks_for
 from ..efficiency.tensors import parse_inputs
 from .base import covered_ns, make_finding, pct, replay_gain
-from .compute import _tasks_of
+from .compute import MATMUL_RE, _dtype_flag, _factor_gain, _outer, _tasks_of, _time_of
 
 METHOD_ROOF = "roofline"
 _MATMUL = FAMILIES.index("matmul")
@@ -238,8 +238,6 @@ def integer_matmul(ctx, th):
     int64): no BLAS kernel serves them, torch and numpy run plain loops, tens of times slower than a
     float32 GEMM of the same shapes; float32 is exact for integer sums below 2**24 (float64 below 2**53).
     Gain: those ops at ``roof_frac`` of the run's float32 peak (their FLOPs from shapes), replayed."""
-    from .compute import MATMUL_RE, _dtype_flag, _factor_gain, _outer, _time_of
-
     flag = ctx.flag(MATMUL_RE) & ctx.is_host & _dtype_flag(ctx, INT_DTYPE_RE)
     rows = np.flatnonzero(flag)
     if not len(rows):
