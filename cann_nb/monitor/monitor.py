@@ -200,7 +200,7 @@ class Monitor:
             thread = self._thread
         deadline = time.monotonic() + timeout
         warm = self._warm_thread
-        if warm is not None:   # torch.profiler's initialisation cannot be interrupted: let it finish
+        if warm is not None and warm.ident is not None:   # torch.profiler's initialisation cannot be interrupted
             warm.join(max(deadline - time.monotonic(), 0.0))
         if thread is not None and thread is not threading.current_thread():
             thread.join(max(deadline - time.monotonic(), 0.0))
@@ -261,8 +261,10 @@ class Monitor:
         except Exception as exc:
             self._error(f"could not open window: {type(exc).__name__}: {exc}")
         if not self._warm:   # on its own thread, so that windows keep their schedule meanwhile
-            self._warm_thread = threading.Thread(target=self._warm_up, name=THREAD_NAME + "-warmup", daemon=True)
-            self._warm_thread.start()
+            # started before it is published: stop() on another thread joins only a started thread
+            warm = threading.Thread(target=self._warm_up, name=THREAD_NAME + "-warmup", daemon=True)
+            warm.start()
+            self._warm_thread = warm
         k = 1
         while True:
             due = start + k * self.interval
