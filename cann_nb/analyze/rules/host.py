@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from .. import classify as C
+from ..intervals import union
 from ..timeline import UNTRACKED, owner_label_codes
 from ... import formatting as F
 from .base import (METHOD_CP, METHOD_HEADROOM, covered_ns, covered_spans_ns, make_finding, pct, replay_gain,
@@ -246,8 +247,7 @@ def roof_work_ns(ctx, starts: np.ndarray, ends: np.ndarray, frac: float) -> floa
     rows = np.flatnonzero(roof > 0)
     if not len(rows) or not len(starts):
         return 0.0
-    order = np.argsort(starts)
-    s, e = starts[order], np.maximum.accumulate(ends[order])
+    s, e = union(starts, ends)
     k = np.searchsorted(s, ctx.start[rows], side="right") - 1
     inside = (k >= 0) & (ctx.start[rows] < e[np.maximum(k, 0)])
     return float(roof[rows[inside]].sum()) / frac
