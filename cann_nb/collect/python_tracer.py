@@ -309,8 +309,8 @@ class PythonTracer(Collector):
             "lines": getattr(self, "_lines_note", "off"),
             "line_spans": int(np.count_nonzero(codes <= _LINE0)),
             "line_budget": LINE_BUDGET,
-            "line_budget_exhausted": bool(self._lines_on() and state["lines_left"] <= 0
-                                          and not state["overflowed"]),
+            # every line span the budget allows was recorded (the buffer may have filled later on)
+            "line_budget_exhausted": bool(self._lines_on() and np.count_nonzero(codes <= _LINE0) >= LINE_BUDGET),
             "records": int(n),
             "spans_hidden": int(len(spans["code"]) - kept),
             # what each record cost the traced code (the advisor's gains are for the run without the tracer)

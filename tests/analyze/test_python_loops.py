@@ -23,11 +23,11 @@ LOOP_RULES = {"python_loop", "tiny_calls_by_line"}
 OP_RULES = {"small_ops", "tiny_ops_by_line"}
 
 
-def profile_script(tmp_path, src: str, name: str = "script"):
+def profile_script(tmp_path, src: str, name: str = "script", **options):
     """Run a script under the Python tracer as ``cann-nb run`` does (runpy inside a session)."""
     path = tmp_path / f"{name}.py"
     path.write_text(textwrap.dedent(src))
-    sess = CollectionSession(name, ("python",), CollectOptions())
+    sess = CollectionSession(name, ("python",), CollectOptions(**options))
     run = functools.partial(runpy.run_path, str(path), run_name="__main__")
     sess.start()
     try:
@@ -206,6 +206,40 @@ def test_a_loop_calling_a_function_per_element_past_the_line_budget_is_counted_w
     ev_main = prof.events[prof.events["name"].astype(str) == "script.main"].iloc[0]
     assert loop.evidence["unrecorded_after_line_budget_ns"] > 0
     assert loop.evidence["region_ns"] >= 0.9 * ev_main["dur_ns"]
+
+
+def test_a_callback_loop_that_fills_the_buffer_and_stalls_is_counted_whole(tmp_path, monkeypatch):
+    """np.vectorize calls the user's function once per element from C. The line budget runs out, then
+    the recorder's buffer fills: the budget still counts as used up, and one pause of a few ms amid
+    the calls (as when the machine stalls the process) does not end the loop."""
+    monkeypatch.setattr(pt, "LINE_BUDGET", 4000)
+    prof = profile_script(tmp_path, """
+        import numpy as np
+
+        a = np.random.default_rng(0).random(60_000)
+        big = np.ones(1_500_000)
+        calls = [0]
+
+        def piecewise(v):
+            calls[0] += 1
+            if calls[0] == 40_000:
+                np.sqrt(big)   # a ufunc: no event, a pause of ~2 ms between two recorded calls
+            return v * 0.5 if v < 0.5 else v - 0.25
+
+        def main():
+            return np.vectorize(piecewise)(a)
+
+        result = main()
+    """, buffer_events=60_000)
+    py = prof.meta["collectors"]["python"]
+    assert py.get("buffer_full") and py["line_budget_exhausted"]
+    loop = by_rule(findings(prof))["python_loop"][0]
+    calls = prof.events[prof.events["name"].astype(str) == "script.piecewise"]
+    last_call = int((calls["start_ns"] + calls["dur_ns"]).max())
+    assert loop.evidence["unrecorded_after_line_budget_ns"] > 0
+    # the run goes past the pause, to the last recorded call at least
+    main = prof.events[prof.events["name"].astype(str) == "script.main"].iloc[0]
+    assert loop.evidence["region_ns"] >= 0.8 * (last_call - int(main["start_ns"]))
 
 
 def test_a_lookup_that_grows_with_the_loop_is_named_in_the_suggestion(tmp_path):

@@ -186,6 +186,9 @@ def _growing_lines(ctx, rows: np.ndarray, region: int) -> list[dict]:
     return out
 
 
+STALL_SHARE = 0.05   # of a loop's time so far: a pause that short inside it is a stall, not its end
+
+
 def _past_line_budget(ctx, runs: pd.DataFrame, short_ns: int, gap_ns: int) -> tuple[pd.DataFrame, int]:
     """The Python tracer stops recording lines after its line budget (meta ``line_budget_exhausted``);
     a loop still running then goes on without line spans: as self time of the last line's frame (a loop
@@ -196,7 +199,9 @@ def _past_line_budget(ctx, runs: pd.DataFrame, short_ns: int, gap_ns: int) -> tu
     piece of real work (self time of ``short_ns`` or more) after the run. Returns the runs and the time
     added."""
     py = (ctx.meta.get("collectors") or {}).get("python") or {}
-    if not py.get("line_budget_exhausted") or not len(runs):
+    # (profiles stored before the flag counted a budget used up before the buffer filled: line_spans)
+    exhausted = py.get("line_budget_exhausted") or py.get("line_spans", 0) >= py.get("line_budget", np.inf)
+    if not exhausted or not len(runs):
         return runs, 0
     u = work_units(ctx)
     lines = u[ctx.flag(LINE_RE)[u]]
@@ -216,10 +221,18 @@ def _past_line_budget(ctx, runs: pd.DataFrame, short_ns: int, gap_ns: int) -> tu
     same = same[np.argsort(ctx.start[same], kind="stable")]
     if len(same):
         prev_end = np.maximum.accumulate(np.r_[stop, ctx.end[same]])[:-1]
-        broken = np.flatnonzero(ctx.start[same] - prev_end >= gap_ns)
+        # a pause longer than gap_ns ends the loop, unless it is a small part of the loop so far (the
+        # machine stalling the process for a few ms amid seconds of calls)
+        allowed = np.maximum(gap_ns, STALL_SHARE * (prev_end - int(runs["start"].iloc[k])))
+        broken = np.flatnonzero(ctx.start[same] - prev_end >= allowed)
         chain = same[: broken[0]] if len(broken) else same
         if len(chain):
             stop = max(stop, int(ctx.end[chain].max()))
+        caller = ctx.rows_of_parent[frame]
+        if py.get("buffer_full") and not len(broken) and caller >= 0:
+            # the recorder's buffer filled while the calls went on: the rest of the loop is unrecorded
+            # time of their caller (np.vectorize, map, apply), up to its return
+            stop = max(stop, int(ctx.end[caller]))
     # ... up to the first real piece of work after the run (the code after the loop): a call whose
     # function typically (median) does short_ns or more of self time, so that an occasional slow call
     # (an interrupt, a page fault) inside the loop does not end it; a garbage-collector pass is not one
