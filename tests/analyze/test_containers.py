@@ -41,3 +41,34 @@ def test_pop_from_the_front_of_a_list_is_linear_time(tmp_path):
 
 def test_pop_from_the_end_is_not_flagged(tmp_path):
     assert rule(profile_script(tmp_path, QUEUE.format(where=""), "back")) == []
+
+
+RESORT = """
+    import random
+
+    def main():
+        rng = random.Random(0)
+        pending = [rng.random() for _ in range(3_000)]
+        done = 0.0
+        for _ in range(1_500):
+            pending.append(rng.random() + done)
+            pending.{how}
+            done += pending.pop(0 if {front} else -1) * 1e-3
+        ranked = sorted(x * 2 for x in pending)   # once, over a generator: its Python work is not the sort's
+        return done + ranked[0]
+
+    result = main()
+"""
+
+
+def test_a_list_resorted_after_each_insertion_is_flagged(tmp_path):
+    (f,) = rule(profile_script(tmp_path, RESORT.format(how="sort(reverse=True)", front=False), "resort"))
+    assert f.ops == ("builtins.list.sort",)
+    assert f.evidence["calls"] == 1_500
+    assert "heapq" in f.suggestion and 0 < f.est_gain_pct <= 100
+
+
+def test_a_single_sort_of_a_generator_is_not_a_loop(tmp_path):
+    # the loop's operations are constant time; the one sorted() after it, over a generator, is no loop
+    prof = profile_script(tmp_path, RESORT.format(how="append(0.0)", front=False), "once")
+    assert rule(prof) == []

@@ -1,7 +1,8 @@
-"""List operations that cost linear time where a constant-time structure exists: ``queue.pop(0)``,
+"""List operations that cost linear time where a cheaper structure exists: ``queue.pop(0)``,
 ``lst.insert(0, x)``, ``lst.remove(x)``, ``lst.index(x)`` in a loop (a BFS queue in a list, a sliding
-window, a "seen" list). Each call moves or scans the list's elements, so a loop over n items does ~n^2/2
-element moves.
+window, a "seen" list), and a list re-sorted after each change (``events.append(e); events.sort()``: a
+priority queue kept in a list). Each call moves, scans or compares all the list's elements, so a loop over
+n items does ~n^2/2 element moves where a deque, a set or a heap does one or log n.
 
 Seen from the work, not from arguments (the Python tracer does not record them): such a call should cost
 what any trivial C call of the same profile costs (``len``, ``list.append``: the profile's floor, the
@@ -20,13 +21,14 @@ import pandas as pd
 from ... import formatting as F
 from .base import METHOD_CP, make_finding, pct, replay_gain
 
-LINEAR_LIST_RE = re.compile(r"^builtins\.list\.(pop|insert|remove|index|count)$")
+LINEAR_LIST_RE = re.compile(r"^builtins\.(list\.(pop|insert|remove|index|count|sort)|sorted)$")
 FLOOR_RE = re.compile(r"^builtins\.(len|list\.append|isinstance|id)$")
 
 
 def linear_list_ops(ctx, th):
-    """``list.pop(0)`` / ``insert(0, x)`` / ``remove`` / ``index`` whose typical call costs several times
-    the profile's trivial C call: linear-time list operations in a loop. Gain: those calls at the floor."""
+    """``list.pop(0)`` / ``insert(0, x)`` / ``remove`` / ``index`` / ``sort`` (and ``sorted``) called
+    ``min_calls`` times or more at a typical cost of several times the profile's trivial C call:
+    linear-time list operations in a loop. Gain: those calls at the floor."""
     if not ctx.n:
         return
     host = ctx.is_host & (ctx.dur > 0)
@@ -40,13 +42,17 @@ def linear_list_ops(ctx, th):
         floor, floor_how = float(np.median(ctx.recording_cost[rows])), "the recorder's measured cost of one call"
     if floor <= 0:
         return
+    # a call's own time: sorted(generator) or sort(key=f) also runs Python code inside the call
+    own = ctx.self_ns.astype(float)
     codes = ctx.name_code[rows]
-    typical = pd.Series(ctx.dur[rows].astype(float)).groupby(codes).median()
-    slow_codes = typical.index[typical.to_numpy() >= th["min_ratio"] * floor].to_numpy()
+    by_name = pd.Series(own[rows]).groupby(codes)
+    typical, calls = by_name.median(), by_name.size()
+    slow_codes = typical.index[(typical.to_numpy() >= th["min_ratio"] * floor)
+                               & (calls.to_numpy() >= th["min_calls"])].to_numpy()
     rows = rows[np.isin(codes, slow_codes)]
-    if len(rows) < th["min_calls"]:
+    if not len(rows):
         return
-    d = ctx.dur[rows].astype(float)
+    d = own[rows]
     # in the run without the profiler: each call's time less its recording, against a trivial call's
     net = np.clip(d - ctx.recording_cost[rows], 0, None)
     floor_net = float(np.median(np.clip(ctx.dur[ref] - ctx.recording_cost[ref], 0, None))) \
@@ -64,11 +70,12 @@ def linear_list_ops(ctx, th):
     short = top.replace("builtins.", "")
     med = float(np.median(d))
     title = (f"{short} called {len(rows):,} times at {F.ns(med)} each (median), {med / floor:.0f}x a trivial call "
-             f"here ({F.ns(floor)}): linear-time list operations, {F.ns(total)} ({pct(total, ctx.wall):.0f}% of "
+             f"here ({F.ns(floor)}): list operations that pass over the whole list, {F.ns(total)} ({pct(total, ctx.wall):.0f}% of "
              "end-to-end)")
-    sugg = ("Each call shifts or scans the whole list. Use collections.deque for a queue (popleft/appendleft "
-            "instead of pop(0)/insert(0, x)), a set or dict for membership, removal and lookup instead of "
-            "remove/index/count on a list, or a heap (heapq) for a priority queue.")
+    sugg = ("Each call shifts, scans or sorts the whole list. Use collections.deque for a queue (popleft/"
+            "appendleft instead of pop(0)/insert(0, x)), a set or dict for membership, removal and lookup "
+            "instead of remove/index/count on a list, and a heap (heapq.heappush/heappop) or bisect.insort "
+            "instead of re-sorting a list after each insertion.")
     evidence = {"calls": int(len(rows)), "time_ns": total, "median_call_ns": med, "floor_call_ns": floor,
                 "floor_from": floor_how,
                 "excess_ns": excess, "by_name": {str(k): int(v) for k, v in names.items()}}

@@ -137,7 +137,7 @@ RULES: tuple[Rule, ...] = (
          {"min_n": 64, "max_k_frac": 0.125, "min_pct": 5.0},
          "PyTorch forums 'use topk instead of sort()[:k]'; heap top-k costs n + k log2 k (ln(n/k) + 1) "
          "comparisons vs n log2 n (torch CPU topk: std::partial_sort when k * 64 <= n)", METHOD_CP),
-    Rule("linear_list_ops", "hotspot", "Linear-time list operations in a loop (pop(0), insert(0, x), remove, index)",
+    Rule("linear_list_ops", "hotspot", "Linear-time list operations in a loop (pop(0), insert(0, x), remove, index, re-sorting)",
          containers.linear_list_ops, {"min_calls": 100, "min_ratio": 4.0, "min_pct": 5.0},
          "Python docs: list.pop(0)/insert(0) are O(n), collections.deque O(1) at both ends (TimeComplexity wiki); "
          "a call is slow against the profile's own trivial C calls (len, list.append)", METHOD_CP),
