@@ -6,8 +6,8 @@ shared/docs/analysis-anchors.md (catalogue ids in brackets).
 
 from __future__ import annotations
 
-from . import (call_sites, compute, containers, device, frameworks, growth, host, memory, redundant,
-               roofline, waits)
+from . import (autograd, call_sites, compute, containers, device, frameworks, growth, host, memory,
+               redundant, roofline, waits)
 from .base import METHOD_CP, METHOD_HEADROOM, Rule
 
 US, MS = 1_000, 1_000_000
@@ -133,6 +133,11 @@ RULES: tuple[Rule, ...] = (
          redundant.rebuilt_per_call, {"min_count": 3, "min_pct": 5.0},
          "PyTorch forums 'model re-created in forward / every call' (weights random each call); nn.Parameter "
          "births (empty -> detach) + nn.init ops on the same shapes, repeated and used in between", METHOD_CP),
+    Rule("unused_gradients", "redundant", "Backward work for parameters no optimizer updates",
+         autograd.unused_gradients, {"min_pct": 5.0},
+         "PyTorch forums 'freezing layers does not make training faster' / docs 'Excluding subgraphs from "
+         "backward' (requires_grad=False stops backward there); AccumulateGrad shapes vs the shapes the "
+         "Optimizer.step ops update", METHOD_CP, ("shapes",)),
     Rule("sort_for_topk", "redundant", "A full sort sliced to its first k elements", redundant.sort_for_topk,
          {"min_n": 64, "max_k_frac": 0.125, "min_pct": 5.0},
          "PyTorch forums 'use topk instead of sort()[:k]'; heap top-k costs n + k log2 k (ln(n/k) + 1) "

@@ -1,0 +1,71 @@
+"""unused_gradients on real CPU training profiles (torch collector, default shapes): a backbone left with
+requires_grad=True while the optimizer trains only the head is found, with the backbone's backward as
+the gain; the same loop with the backbone frozen, and a model trained whole, are not."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from cann_nb.analyze.rules import findings  # noqa: E402
+from cann_nb.analyze.rules.autograd import _shapes_of  # noqa: E402
+
+from .test_torch_cpu import profile  # noqa: E402  (the same in-process torch profile)
+
+nn = torch.nn
+
+
+def train(freeze: bool, whole: bool = False, optimizer=torch.optim.SGD):
+    torch.manual_seed(0)
+    backbone = nn.Sequential(nn.Conv2d(3, 16, 3, padding=1), nn.ReLU(), nn.Conv2d(16, 16, 3, padding=1),
+                             nn.ReLU(), nn.AdaptiveAvgPool2d(2), nn.Flatten())
+    head = nn.Linear(64, 5)
+    if freeze:
+        backbone.requires_grad_(False)
+    params = list(backbone.parameters()) + list(head.parameters()) if whole else head.parameters()
+    opt = optimizer(params, lr=0.01)
+    x, y = torch.randn(32, 3, 24, 24), torch.randint(0, 5, (32,))
+
+    def run():
+        for _ in range(6):
+            loss = nn.functional.cross_entropy(head(backbone(x)), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    return run
+
+
+def rule(prof):
+    errors = []
+    fs = findings(prof, errors=errors)
+    assert not [e for e in errors if e["rule"] == "unused_gradients"], errors
+    return [f for f in fs if f.rule == "unused_gradients"]
+
+
+def adam_foreach(params, lr):
+    return torch.optim.Adam(params, lr=lr, foreach=True)   # multi-tensor ops: TensorList shapes
+
+
+@pytest.mark.parametrize("optimizer", [torch.optim.SGD, adam_foreach])
+def test_backward_through_an_untrained_backbone_is_found(optimizer):
+    (f,) = rule(profile(train(freeze=False, optimizer=optimizer)))
+    ev = f.evidence
+    assert f.category == "redundant"
+    assert sorted(map(tuple, ev["trained_shapes"])) == [(5,), (5, 64)]
+    assert (16, 3, 3, 3) in map(tuple, ev["frozen_shapes"]) and ev["backward_passes"] == 6
+    assert math.isfinite(f.est_gain_pct) and 0 < f.est_gain_pct <= 100
+    assert "requires_grad_(False)" in f.suggestion
+
+
+@pytest.mark.parametrize("freeze, whole", [(True, False), (False, True)])
+def test_a_frozen_backbone_or_a_model_trained_whole_is_not(freeze, whole):
+    assert rule(profile(train(freeze=freeze, whole=whole))) == []
+
+
+def test_shapes_of_reads_a_tensor_or_a_tensor_list():
+    assert _shapes_of("[[10,1024],[]]") == [(10, 1024)]
+    assert _shapes_of("[[[10,1024],[10]],[[10,1024],[10]]]") == [(10, 1024), (10,)]
+    assert _shapes_of("[[],[]]") == [] and _shapes_of(None) == [] and _shapes_of("not json") == []
