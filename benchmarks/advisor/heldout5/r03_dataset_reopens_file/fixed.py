@@ -1,0 +1,56 @@
+import os
+import shutil
+import tempfile
+
+import numpy as np
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, Dataset
+
+N_SAMPLES, N_FEAT, N_CLASSES = 16_000, 96, 5
+
+rng = np.random.default_rng(0)
+tmpdir = tempfile.mkdtemp(prefix="features_")
+FEATURES = os.path.join(tmpdir, "features.npy")
+np.save(FEATURES, rng.standard_normal((N_SAMPLES, N_FEAT)).astype(np.float32))
+LABELS = rng.integers(0, N_CLASSES, N_SAMPLES)
+
+
+class FeatureFile(Dataset):
+    def __init__(self, path, labels):
+        self.path = path
+        self.labels = labels
+        self.feats = np.load(path, mmap_mode="r")
+
+    def __len__(self):
+        return len(self.labels)
+
+    def __getitem__(self, i):
+        x = torch.from_numpy(np.array(self.feats[i]))
+        return x, int(self.labels[i])
+
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(N_FEAT, 256), nn.ReLU(), nn.Linear(256, N_CLASSES))
+opt = torch.optim.SGD(model.parameters(), lr=0.05)
+
+
+def train(epochs=2):
+    loader = DataLoader(FeatureFile(FEATURES, LABELS), batch_size=64, shuffle=True,
+                        generator=torch.Generator().manual_seed(0))
+    losses = []
+    for _ in range(epochs):
+        for x, y in loader:
+            loss = nn.functional.cross_entropy(model(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+    return torch.tensor(losses)
+
+
+if __name__ == "__main__":
+    try:
+        result = train()
+    finally:
+        shutil.rmtree(tmpdir, ignore_errors=True)
