@@ -21,6 +21,8 @@ problem, and optionally ``TOL``) and ``fixed.py`` (the same work with the proble
 3. detected: a finding of a PLANTED category among the first 3 findings (sorted by estimated gain);
    gain error: |estimated - measured| in points, the estimate of the best-ranked such finding, 0 for a
    miss.
+4. the recording-cost model: ``modelled_bare_s`` (the profiled wall less what the advisor charges to the
+   profiler's own recording, analyze/recording_cost.py) against the measured ``slow_s``.
 
 All processes run with OMP_NUM_THREADS=1 (one torch/numpy thread: the machine has 2 shared cores).
 Results are merged into ``benchmarks/results/advisor_scripts.json`` case by case, so the sets can be
@@ -111,10 +113,13 @@ def judge(out: dict, planted, measured: float) -> dict:
     est = hit.get("est_gain_pct") if hit else None
     est = float(est) if est is not None and math.isfinite(float(est)) else 0.0
     prof = out["profile"]
+    # the advisor's model of the run without the profiler (analyze/recording_cost.py), to set against slow_s
+    rec = next((f["evidence"]["recording"] for f in fs if isinstance(f.get("evidence", {}).get("recording"), dict)), {})
     return {"detected": hit is not None, "rule": hit["rule"] if hit else None, "estimated_pct": est if hit else 0.0,
             "error_pts": abs(est - measured) if hit else abs(measured),
             "collectors": sorted(k for k, v in (prof.get("collectors") or {}).items() if v.get("status") == "ok"),
             "profiled_s": (prof.get("wall_ns") or 0) / 1e9,
+            "modelled_bare_s": (rec.get("wall_without_recording_ns") or prof.get("wall_ns") or 0) / 1e9,
             "skipped": [s["rule"] for s in prof.get("analysis_skipped") or [] if s.get("enable")],
             "top": [{"rule": f["rule"], "category": f["category"], "gain_pct": f.get("est_gain_pct"),
                      "title": f["title"]} for f in top]}
