@@ -7,7 +7,7 @@ a profiled run than of the same run unprofiled, and a fix that removes the loop 
 than it does. Each recorded event is charged the measured cost: torch.profiler's per framework-op event and per
 recorded allocation or free (charged to the op that made it);
 the Python tracer's per record (calls, returns and lines, also those of spans it hides, spread over the
-spans it keeps). A profile without the figure (imported, another machine, an older cann_nb) is charged
+spans it keeps, and the calls and returns it still hooks but drops once its buffer is full). A profile without the figure (imported, another machine, an older cann_nb) is charged
 nothing: its times are taken as they are.
 """
 
@@ -50,6 +50,12 @@ def per_row(ctx) -> np.ndarray:
         if n:
             # a kept span is two records; hidden spans' records are spread over the kept ones
             cost[py] = k_rec * max(float(records), 2.0 * n) / n
+            # once the buffer is full the hook still runs for every call and return, unrecorded: that time
+            # lies after the last recorded span's start, where the replay's carry-over lets it be absorbed
+            dropped = int(((ctx.meta.get("dropped") or {}).get("python")) or 0)
+            if dropped:
+                rows = np.flatnonzero(py)
+                cost[rows[np.argmax(ctx.start[rows])]] += k_rec * 2.0 * dropped
     return cost
 
 

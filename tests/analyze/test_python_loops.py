@@ -268,3 +268,34 @@ def test_each_loop_rule_has_one_category():
     cats = {r.id: r.category for r in all_rules()}
     assert cats["small_ops"] == cats["tiny_ops_by_line"] == "launch_overhead"
     assert cats["python_loop"] == cats["tiny_calls_by_line"] == "host_bound"
+
+
+def test_a_comparator_called_from_sorted_past_the_line_budget_is_a_loop(tmp_path, monkeypatch):
+    """The line budget spent on setup; then sorted() calls a Python comparator per comparison from C:
+    no line shows that loop, its calls do (one function, one caller, short calls back to back)."""
+    monkeypatch.setattr(pt, "LINE_BUDGET", 3000)
+    prof = profile_script(tmp_path, """
+        import functools
+        import random
+
+        rng = random.Random(0)
+        rows = []
+        for i in range(3000):
+            rows.append((rng.randint(0, 100), i))
+
+        def compare(a, b):
+            if a[0] != b[0]:
+                return -1 if a[0] > b[0] else 1
+            return -1 if a[1] < b[1] else (1 if a[1] > b[1] else 0)
+
+        def main():
+            return [r[1] for r in sorted(rows, key=functools.cmp_to_key(compare))[:10]]
+
+        result = main()
+    """)
+    assert prof.meta["collectors"]["python"]["line_budget_exhausted"]
+    loop = by_rule(findings(prof))["python_loop"][0]
+    assert loop.evidence["callback_functions"] == ["script.compare"]
+    sort = prof.events[prof.events["name"].astype(str) == "builtins.sorted"].iloc[0]
+    assert loop.evidence["region_ns"] >= 0.8 * sort["dur_ns"]
+    assert 0 < loop.est_gain_pct <= 100

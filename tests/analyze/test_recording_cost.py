@@ -48,3 +48,24 @@ def test_small_op_gains_are_shares_of_the_unprofiled_run():
     # the share is of the run without the recording cost
     wall = f1.evidence["recording"]["wall_without_recording_ns"]
     assert math.isclose(f1.est_gain_pct, 100 * f1.est_gain_ns / wall, rel_tol=1e-9)
+
+
+def _traced_calls(dropped: int):
+    """The Python tracer: a frame open for 100 ms holding 1,000 recorded calls of 2 us, 20 us apart (the
+    first 20 ms); then the buffer filled and ``dropped`` more calls ran unrecorded in the frame's tail."""
+    t = Trace()
+    t.add("script.main", "python", 0, 100_000_000)
+    for i in range(1_000):
+        t.add("script.f", "python", 1_000 + 20_000 * i, 2_000)
+    py = {"status": "ok", "records": 2 * 1_001, "overhead": {"ns_per_record": 300.0}}
+    return t.profile(collectors={"python": py}, dropped={"python": dropped} if dropped else {})
+
+
+def test_calls_dropped_after_the_buffer_filled_still_cost_their_hooks():
+    p0, p1 = _traced_calls(0), _traced_calls(50_000)      # held: a context keeps its profile weakly
+    kept, full = context(p0), context(p1)
+    assert math.isclose(kept.recording_ns, 300 * 2_002, rel_tol=1e-6)
+    # each dropped call still ran the hook at its call and its return: charged after the last recorded span,
+    # where the frame's unrecorded tail absorbs it
+    assert math.isclose(full.recording_ns, 300 * (2_002 + 2 * 50_000), rel_tol=1e-6)
+    assert full.wall_without_recording < kept.wall_without_recording

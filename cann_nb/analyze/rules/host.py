@@ -199,9 +199,7 @@ def _past_line_budget(ctx, runs: pd.DataFrame, short_ns: int, gap_ns: int) -> tu
     piece of real work (self time of ``short_ns`` or more) after the run. Returns the runs and the time
     added."""
     py = (ctx.meta.get("collectors") or {}).get("python") or {}
-    # (profiles stored before the flag counted a budget used up before the buffer filled: line_spans)
-    exhausted = py.get("line_budget_exhausted") or py.get("line_spans", 0) >= py.get("line_budget", np.inf)
-    if not exhausted or not len(runs):
+    if not _budget_exhausted(ctx) or not len(runs):
         return runs, 0
     u = work_units(ctx)
     lines = u[ctx.flag(LINE_RE)[u]]
@@ -252,6 +250,43 @@ def _past_line_budget(ctx, runs: pd.DataFrame, short_ns: int, gap_ns: int) -> tu
     return runs, stop - end
 
 
+def _budget_exhausted(ctx) -> bool:
+    py = (ctx.meta.get("collectors") or {}).get("python") or {}
+    # (profiles stored before the flag counted a budget used up before the buffer filled: line_spans)
+    return bool(py.get("line_budget_exhausted") or py.get("line_spans", 0) >= py.get("line_budget", np.inf))
+
+
+def _callback_runs(ctx, short_ns: int, gap_ns: int, min_iterations: int, max_unit_ns: int) -> list[np.ndarray]:
+    """Past the tracer's line budget, a per-element loop shows as calls: one function called over and
+    over by one caller, each call short, back to back (a callback called per element from C:
+    ``sorted(key=cmp_to_key(f))``, ``np.vectorize(f)``, ``map(f, xs)``, ``apply(f)``; or a loop calling
+    a function). Returns the rows of each such run of ``min_iterations`` calls or more, after the last
+    recorded line."""
+    if not _budget_exhausted(ctx):
+        return []
+    main = ctx.main_track
+    lines = np.flatnonzero(ctx.flag(LINE_RE) & (ctx.track_code == main))
+    if not len(lines):
+        return []
+    after = int(ctx.start[lines].max())
+    rows = np.flatnonzero((ctx.role == C.R["python"]) & (ctx.track_code == main) & (ctx.start > after)
+                          & ~ctx.flag(LINE_RE) & ~ctx.flag(C.GC_RE))
+    if len(rows) < min_iterations:
+        return []
+    parent = ctx.rows_of_parent[rows]
+    rows = rows[np.lexsort((ctx.start[rows], ctx.name_code[rows], parent))]
+    parent = ctx.rows_of_parent[rows]
+    short = short_units(ctx, rows, short_ns, max_unit_ns)
+    link = np.zeros(len(rows), dtype=bool)
+    link[1:] = (short[1:] & short[:-1] & (parent[1:] == parent[:-1])
+                & (ctx.name_code[rows[1:]] == ctx.name_code[rows[:-1]])
+                & (ctx.start[rows[1:]] - ctx.end[rows[:-1]] < gap_ns))
+    first = np.flatnonzero(~link)
+    last = np.append(first[1:], len(rows)) - 1
+    keep = (last - first + 1 >= min_iterations) & short[first]
+    return [rows[a:b + 1] for a, b in zip(first[keep], last[keep])]
+
+
 def roof_work_ns(ctx, starts: np.ndarray, ends: np.ndarray, frac: float) -> float:
     """ns the arithmetic recorded inside the windows (FLOPs from shapes, analyze/efficiency) takes at
     ``frac`` of the peak of the machine that ran it; 0 without shapes or peaks."""
@@ -270,25 +305,28 @@ def _short_runs(ctx, th, rule_id: str, category: str, max_unit_ns):
     """Shared body of small_ops and python_loop: runs of short units, their region replayed at the
     work that vectorised code keeps."""
     runs = small_op_runs(ctx, th["short_ns"], th["gap_ns"], th["min_run"], max_unit_ns)
-    if not len(runs):
-        return
     unrecorded = 0
+    callbacks: list[np.ndarray] = []
+    u = work_units(ctx)
     if max_unit_ns is not None:
         # a per-element loop runs its body once per element: hundreds of times at least; a few dozen
         # repeats of vectorised code are not one
-        u = work_units(ctx)
         keep = [int(np.bincount(np.maximum(ctx.name_code[u[a:b + 1]], 0)).max()) >= th["min_iterations"]
                 for a, b in zip(runs["first"], runs["last"])]
         runs = runs[np.array(keep, dtype=bool)]
-        if not len(runs):
-            return
         runs, unrecorded = _past_line_budget(ctx, runs, th["short_ns"], th["gap_ns"])
-    region = covered_spans_ns(ctx, runs["start"].to_numpy(), runs["end"].to_numpy())   # runs of several threads overlap
+        # loops the lines no longer show, outside the line runs' reach
+        s0, e0 = runs["start"].to_numpy(), runs["end"].to_numpy()
+        callbacks = [r for r in _callback_runs(ctx, th["short_ns"], th["gap_ns"], th["min_iterations"], max_unit_ns)
+                     if not ((s0 < ctx.end[r[-1]]) & (e0 > ctx.start[r[0]])).any()]
+    if not len(runs) and not callbacks:
+        return
+    starts = np.concatenate([runs["start"].to_numpy(), [ctx.start[r[0]] for r in callbacks]]).astype(np.int64)
+    ends = np.concatenate([runs["end"].to_numpy(), [ctx.end[r[-1]] for r in callbacks]]).astype(np.int64)
+    region = covered_spans_ns(ctx, starts, ends)   # runs of several threads overlap
     if pct(region, ctx.wall) < th["min_pct"]:
         return
-    u = work_units(ctx)
-    idx = np.concatenate([np.arange(a, b + 1) for a, b in zip(runs["first"], runs["last"])])
-    rows = u[idx]
+    rows = np.concatenate([u[np.arange(a, b + 1)] for a, b in zip(runs["first"], runs["last"])] + callbacks)
     d = ctx.dur[rows].astype(float)
     codes = ctx.name_code[rows]
     # the vectorised/batched code still calls each distinct op about once, on more data: keep one
@@ -297,17 +335,17 @@ def _short_runs(ctx, th, rule_id: str, category: str, max_unit_ns):
     # goes below it)
     per_call = element_time(ctx, rows) if max_unit_ns is None else d
     calls = float(pd.Series(per_call).groupby(codes).median().sum())
-    at_roof = roof_work_ns(ctx, runs["start"].to_numpy(), runs["end"].to_numpy(), th["roof_frac"])
+    at_roof = roof_work_ns(ctx, starts, ends, th["roof_frac"])
     work = calls + at_roof
     factor = min(1.0, work / max(region, 1))
     rep = ctx.replay
-    f = rep.seg_factor_in(runs["start"].to_numpy(), runs["end"].to_numpy(), factor)
+    f = rep.seg_factor_in(starts, ends, factor)
     # device work launched from the region is kept (it is the real work)
     gain, conf = replay_gain(ctx, seg_factor=f)
     n_ops = int(len(rows))
     mean = float(d.mean())
     names = top_names(ctx, rows, 5)
-    evidence = {"ops": n_ops, "runs": int(len(runs)), "region_ns": region, "mean_op_ns": mean,
+    evidence = {"ops": n_ops, "runs": int(len(runs) + len(callbacks)), "region_ns": region, "mean_op_ns": mean,
                 "estimated_work_ns": work, "work_at_roof_ns": at_roof, "top_ops": names,
                 "threshold_short_ns": th["short_ns"]}
     if max_unit_ns is not None:
@@ -315,7 +353,10 @@ def _short_runs(ctx, th, rule_id: str, category: str, max_unit_ns):
         evidence.update(threshold_max_unit_ns=max_unit_ns, growing_lines=growing,
                         longest_piece_median_ns=float(np.median(longest_piece(ctx)[rows])),
                         unrecorded_after_line_budget_ns=unrecorded)
-        title = (f"A per-element Python loop: {n_ops:,} executions of short lines ({F.ns(mean)} on average, "
+        what = "executions of short lines" if not callbacks else \
+            "short line executions and calls of a function called per element"
+        evidence["callback_functions"] = sorted({str(ctx.names(r[:1])[0]) for r in callbacks})
+        title = (f"A per-element Python loop: {n_ops:,} {what} ({F.ns(mean)} on average, "
                  f"none doing more than {F.ns(th['short_ns'])} of work at a time) run back to back for "
                  f"{F.ns(region)} ({pct(region, ctx.wall):.0f}% of end-to-end)")
         sugg = ("Vectorise the loop: replace the per-element Python work with whole-array numpy/pandas "
