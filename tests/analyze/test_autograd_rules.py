@@ -69,3 +69,45 @@ def test_shapes_of_reads_a_tensor_or_a_tensor_list():
     assert _shapes_of("[[10,1024],[]]") == [(10, 1024)]
     assert _shapes_of("[[[10,1024],[10]],[[10,1024],[10]]]") == [(10, 1024), (10,)]
     assert _shapes_of("[[],[]]") == [] and _shapes_of(None) == [] and _shapes_of("not json") == []
+
+
+def blocks(checkpointed: bool):
+    from torch.utils.checkpoint import checkpoint
+
+    torch.manual_seed(0)
+    layers = nn.ModuleList(nn.Sequential(nn.Conv2d(8, 8, 3, padding=1), nn.GroupNorm(2, 8), nn.ReLU())
+                           for _ in range(3))
+    head = nn.Linear(8, 3)
+    opt = torch.optim.SGD(list(layers.parameters()) + list(head.parameters()), lr=0.01)
+    x, y = torch.randn(16, 8, 16, 16), torch.randint(0, 3, (16,))
+
+    def run():
+        for _ in range(4):
+            h = x
+            for block in layers:
+                h = checkpoint(block, h, use_reentrant=False) if checkpointed else block(h)
+            loss = nn.functional.cross_entropy(head(h.mean((2, 3))), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    return run
+
+
+def recomputed(prof):
+    errors = []
+    fs = findings(prof, errors=errors)
+    assert not [e for e in errors if e["rule"] == "recomputed_forward"], errors
+    return [f for f in fs if f.rule == "recomputed_forward"]
+
+
+def test_checkpointed_blocks_recomputed_in_backward_are_found():
+    (f,) = recomputed(profile(blocks(checkpointed=True)))
+    assert f.category == "redundant"
+    assert {"aten::conv2d", "aten::group_norm"} <= set(f.evidence["layers"])
+    # three blocks x four steps: each block's conv, group norm and relu run again
+    assert f.evidence["recomputed_ops"] >= 3 * 4 * 2
+    assert math.isfinite(f.est_gain_pct) and 0 < f.est_gain_pct <= 100
+
+
+def test_blocks_without_checkpointing_are_not():
+    assert recomputed(profile(blocks(checkpointed=False))) == []

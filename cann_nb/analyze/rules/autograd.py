@@ -1,4 +1,6 @@
-"""Gradients that no optimizer uses: parameters left with ``requires_grad=True`` while the optimizer is
+"""Autograd work that a training loop does not need.
+
+``unused_gradients``: gradients that no optimizer uses: parameters left with ``requires_grad=True`` while the optimizer is
 given only some of them (a "frozen" backbone under a trained head), so every ``backward()`` runs the
 backward of the frozen part and accumulates gradients nobody reads.
 
@@ -9,6 +11,8 @@ updates. Within each backward pass (the autograd nodes between two optimizer ste
 the last node that a trained parameter needs serves only such parameters: freezing them
 (``requires_grad_(False)``) removes it. A shape shared by a trained and a frozen parameter counts as
 trained, so the estimate leans low.
+
+``recomputed_forward``: layers' forward ops run again inside backward (activation checkpointing).
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ import re
 import numpy as np
 
 from ... import formatting as F
-from .base import METHOD_CP, make_finding, pct, replay_gain
+from .base import METHOD_CP, covered_ns, make_finding, pct, replay_gain
 
 OPTIMIZER_STEP_RE = re.compile(r"^Optimizer\.step#")
 NODE_RE = re.compile(r"^autograd::engine::evaluate_function: ")
@@ -112,3 +116,75 @@ def unused_gradients(ctx, th):
                        ops=["torch::autograd::AccumulateGrad"], suggestion=sugg, gain_ns=gain,
                        method=METHOD_CP + " (the nodes serving only untrained parameters removed)",
                        confidence=conf * 0.7, rows=rows, affected_ns=t)
+
+
+# forward ops of whole layers: backward formulas call their *_backward counterparts, never these, so one
+# run inside a backward node is the layer's forward computed again (activation checkpointing)
+LAYER_FORWARD_RE = re.compile(r"^aten::(conv[123]d|conv_transpose[123]d|linear|layer_norm|group_norm|batch_norm|"
+                              r"instance_norm|rms_norm|embedding|scaled_dot_product_attention|lstm|gru|rnn_tanh|"
+                              r"gelu|silu|softmax|log_softmax)$")
+BACKWARD_NAME_RE = re.compile(r"(_backward|Backward\d*)$")
+
+
+def recomputed_forward(ctx, th):
+    """Forward layers run again inside backward: activation checkpointing
+    (``torch.utils.checkpoint``) recomputes each checkpointed block's forward when its gradients are
+    needed, trading compute for memory. Within every backward node that runs a layer's forward op
+    (``LAYER_FORWARD_RE``), the recomputed block is its outermost ops that also ran, with the same
+    shapes, in the forward pass. Gain: that recomputation removed (checkpointing off), replayed; it
+    costs the activations' memory, which the suggestion names."""
+    if not ctx.n:
+        return
+    node = ctx.flag(NODE_RE)
+    if not node.any():
+        return
+    ops = ctx.flag(re.compile(r"^aten::")) & ctx.is_host
+    parent = ctx.rows_of_parent
+    # outermost aten ops and the backward node (if any) they run in
+    rows = np.flatnonzero(ops)
+    p = parent[rows]
+    rows = rows[(p < 0) | ~ops[np.maximum(p, 0)]]
+    owner = _enclosing(ctx, rows, node)
+    in_bwd = owner >= 0
+    shapes = ctx.events["shapes"].astype(str).to_numpy()
+    key = ctx.name_code[rows].astype(np.int64).astype(str).astype(object) + "|" + shapes[rows]
+    forward_keys = set(key[~in_bwd].tolist())
+    layer = ctx.flag(LAYER_FORWARD_RE)[rows] & in_bwd
+    nodes_with_layer = np.unique(owner[layer])
+    cand = in_bwd & np.isin(owner, nodes_with_layer) & ~ctx.flag(BACKWARD_NAME_RE)[rows]
+    cand &= np.array([k in forward_keys for k in key], dtype=bool)
+    again = rows[cand]
+    if not len(again):
+        return
+    t = covered_ns(ctx, again)
+    if pct(t, ctx.wall) < th["min_pct"]:
+        return
+    mask = np.zeros(ctx.n, dtype=bool)
+    mask[again] = True
+    gain, conf = replay_gain(ctx, seg_factor=ctx.replay.seg_factor_for(mask, 0.0))
+    layers = sorted({str(x) for x in ctx.names(again[ctx.flag(LAYER_FORWARD_RE)[again]])})
+    title = (f"Backward runs the forward again: {len(again):,} forward ops ({', '.join(layers[:3])}) recomputed "
+             f"inside backward nodes take {F.ns(t)} ({pct(t, ctx.wall):.0f}% of end-to-end): activation "
+             "checkpointing")
+    sugg = ("Checkpointing (torch.utils.checkpoint) saves activation memory by recomputing each block's forward "
+            "in backward. If the activations fit in memory without it (see the memory peak), call the blocks "
+            "directly; otherwise checkpoint fewer blocks (every other one) or larger ones.")
+    evidence = {"recomputed_ops": int(len(again)), "time_ns": t, "layers": layers,
+                "backward_nodes": int(len(nodes_with_layer))}
+    yield make_finding(ctx, "recomputed_forward", "redundant", title, evidence=evidence, ops=layers[:3],
+                       suggestion=sugg, gain_ns=gain, method=METHOD_CP + " (the recomputed forward removed)",
+                       confidence=conf * 0.7, rows=again, affected_ns=t)
+
+
+def _enclosing(ctx, rows: np.ndarray, flag: np.ndarray) -> np.ndarray:
+    """Per row, the nearest enclosing row with ``flag`` (-1: none), by walking parents vectorised."""
+    out = np.full(len(rows), -1, dtype=np.int64)
+    cur = ctx.rows_of_parent[rows].astype(np.int64)
+    todo = np.flatnonzero(cur >= 0)
+    while len(todo):
+        hit = flag[cur[todo]]
+        out[todo[hit]] = cur[todo[hit]]
+        todo = todo[~hit]
+        cur[todo] = ctx.rows_of_parent[cur[todo]]
+        todo = todo[cur[todo] >= 0]
+    return out

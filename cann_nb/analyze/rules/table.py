@@ -138,6 +138,11 @@ RULES: tuple[Rule, ...] = (
          "PyTorch forums 'freezing layers does not make training faster' / docs 'Excluding subgraphs from "
          "backward' (requires_grad=False stops backward there); AccumulateGrad shapes vs the shapes the "
          "Optimizer.step ops update", METHOD_CP, ("shapes",)),
+    Rule("recomputed_forward", "redundant", "Forward layers recomputed in backward (activation checkpointing)",
+         autograd.recomputed_forward, {"min_pct": 5.0},
+         "PyTorch docs torch.utils.checkpoint ('recomputes the forward in backward', ~one extra forward per "
+         "checkpointed block); layer forward ops (conv, linear, norms) inside autograd backward nodes",
+         METHOD_CP, ("shapes",)),
     Rule("sort_for_topk", "redundant", "A full sort sliced to its first k elements", redundant.sort_for_topk,
          {"min_n": 64, "max_k_frac": 0.125, "min_pct": 5.0},
          "PyTorch forums 'use topk instead of sort()[:k]'; heap top-k costs n + k log2 k (ln(n/k) + 1) "
