@@ -111,3 +111,66 @@ def test_checkpointed_blocks_recomputed_in_backward_are_found():
 
 def test_blocks_without_checkpointing_are_not():
     assert recomputed(profile(blocks(checkpointed=False))) == []
+
+
+def multitask(mode: str):
+    """A shared trunk and two heads; ``mode``: one backward per loss on the shared graph (retain_graph),
+    one backward of the summed losses, or gradient accumulation (a forward and a backward per micro-batch)."""
+    torch.manual_seed(0)
+    trunk = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 64), nn.ReLU())
+    head_a, head_b = nn.Linear(64, 4), nn.Linear(64, 1)
+    params = list(trunk.parameters()) + list(head_a.parameters()) + list(head_b.parameters())
+    opt = torch.optim.SGD(params, lr=0.01)
+    x, ya, yb = torch.randn(64, 32), torch.randint(0, 4, (64,)), torch.randn(64, 1)
+
+    def losses(xs, ys_a, ys_b):
+        z = trunk(xs)
+        return nn.functional.cross_entropy(head_a(z), ys_a), nn.functional.mse_loss(head_b(z), ys_b)
+
+    def run():
+        for _ in range(6):
+            opt.zero_grad()
+            if mode == "per_loss":
+                la, lb = losses(x, ya, yb)
+                la.backward(retain_graph=True)
+                lb.backward()
+            elif mode == "summed":
+                la, lb = losses(x, ya, yb)
+                (la + lb).backward()
+            else:
+                for part in range(4):
+                    s = slice(16 * part, 16 * part + 16)
+                    la, lb = losses(x[s], ya[s], yb[s])
+                    (la + lb).backward()
+            opt.step()
+    return run
+
+
+def repeated(prof):
+    errors = []
+    fs = findings(prof, errors=errors, overrides={"repeated_backward": {"min_pct": 0.0}})
+    assert not [e for e in errors if e["rule"] == "repeated_backward"], errors
+    return [f for f in fs if f.rule == "repeated_backward"]
+
+
+def test_one_backward_per_loss_on_a_shared_graph_is_found():
+    (f,) = repeated(profile(multitask("per_loss")))
+    assert f.category == "redundant"
+    # the trunk's two linears and two relus walked twice: 4 layers (+ their transposes) once more per step
+    assert {"AddmmBackward0", "ReluBackward0"} <= set(f.evidence["by_node"])
+    assert f.evidence["median_repeated_per_step"] >= 4
+    assert math.isfinite(f.est_gain_pct) and 0 < f.est_gain_pct <= 100
+    assert "backward once" in f.suggestion
+
+
+@pytest.mark.parametrize("mode", ["summed", "accumulate"])
+def test_a_summed_loss_or_gradient_accumulation_is_not(mode):
+    assert repeated(profile(multitask(mode))) == []
+
+
+def test_forward_name_of_an_autograd_node():
+    from cann_nb.analyze.rules.autograd import _forward_name
+    assert _forward_name("autograd::engine::evaluate_function: NativeLayerNormBackward0") == "aten::native_layer_norm"
+    assert _forward_name("autograd::engine::evaluate_function: AddmmBackward0") == "aten::addmm"
+    assert _forward_name("autograd::engine::evaluate_function: MaxPool2DWithIndicesBackward0") == \
+        "aten::max_pool2d_with_indices"

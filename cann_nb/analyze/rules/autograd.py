@@ -13,6 +13,9 @@ the last node that a trained parameter needs serves only such parameters: freezi
 trained, so the estimate leans low.
 
 ``recomputed_forward``: layers' forward ops run again inside backward (activation checkpointing).
+
+``repeated_backward``: a layer's backward run more often than its forward within an optimizer step
+(one ``backward(retain_graph=True)`` per loss on a shared graph).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import json
 import re
 
 import numpy as np
+import pandas as pd
 
 from ... import formatting as F
 from .base import METHOD_CP, covered_ns, make_finding, pct, replay_gain
@@ -188,3 +192,64 @@ def _enclosing(ctx, rows: np.ndarray, flag: np.ndarray) -> np.ndarray:
         cur[todo] = ctx.rows_of_parent[cur[todo]]
         todo = todo[cur[todo] >= 0]
     return out
+
+
+def _forward_name(node_name: str) -> str:
+    """``autograd::engine::evaluate_function: NativeLayerNormBackward0`` -> ``aten::native_layer_norm``:
+    the forward op an autograd node differentiates (torch names nodes after their op, CamelCase)."""
+    base = re.sub(r"Backward\d*$", "", node_name.split(": ", 1)[-1])
+    base = re.sub(r"(\d)D", r"\1d", base)                     # MaxPool2D -> max_pool2d
+    snake = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", base).lower()
+    return "aten::" + snake
+
+
+def repeated_backward(ctx, th):
+    """A layer's backward run more often than its forward between two optimizer steps: ``backward()``
+    called once per loss on a shared graph (``retain_graph=True``) walks the shared part once per loss.
+    Gradient accumulation runs a forward before each backward, and checkpointing a forward again inside
+    it, so neither counts. Per step window and per op, the backward nodes beyond the forward count are the
+    repeated work. Gain: those nodes removed (one backward of the summed losses), replayed."""
+    steps = np.flatnonzero(ctx.flag(OPTIMIZER_STEP_RE))
+    node = ctx.flag(NODE_RE)
+    if len(steps) < 2 or not node.any():
+        return
+    bounds = np.sort(ctx.start[steps])
+    window = lambda rows: np.searchsorted(bounds, ctx.start[rows], side="right")  # noqa: E731
+    nodes = np.flatnonzero(node)
+    nodes = nodes[~node[np.maximum(ctx.rows_of_parent[nodes], 0)] | (ctx.rows_of_parent[nodes] < 0)]
+    fwd_code = np.array([_forward_name(str(n)) for n in ctx.names(nodes)], dtype=object)
+    ops = np.flatnonzero(ctx.flag(re.compile(r"^aten::")) & ctx.is_host)
+    ops = ops[_enclosing(ctx, ops, node) < 0]     # forward: outside backward nodes, nested ops included
+    fwd = pd.DataFrame({"w": window(ops), "name": ctx.names(ops).astype(str)}).value_counts()
+    df = pd.DataFrame({"row": nodes, "w": window(nodes), "name": fwd_code, "start": ctx.start[nodes]})
+    df = df[(df["w"] > 0) & (df["w"] < len(bounds))]               # whole step windows only
+    if not len(df):
+        return
+    df["forward_calls"] = fwd.reindex(pd.MultiIndex.from_frame(df[["w", "name"]])).fillna(0).to_numpy()
+    df = df[df["forward_calls"] > 0].sort_values("start")
+    df["nth"] = df.groupby(["w", "name"]).cumcount()
+    extra = df.loc[df["nth"] >= df["forward_calls"], "row"].to_numpy()
+    if not len(extra):
+        return
+    t = covered_ns(ctx, extra)
+    if pct(t, ctx.wall) < th["min_pct"]:
+        return
+    mask = np.zeros(ctx.n, dtype=bool)
+    mask[extra] = True
+    gain, conf = replay_gain(ctx, seg_factor=ctx.replay.seg_factor_for(mask, 0.0))
+    per_step = df[df["nth"] >= df["forward_calls"]].groupby("w").size()
+    names = pd.Series(ctx.names(extra).astype(str)).str.split(": ").str[-1].value_counts()
+    title = (f"Backward walks the same layers more than once per optimizer step: {len(extra):,} autograd nodes "
+             f"beyond one per forward op ({names.index[0]} and {len(names) - 1} more) take {F.ns(t)} "
+             f"({pct(t, ctx.wall):.0f}% of end-to-end)")
+    sugg = ("Several backward() calls share one forward graph (retain_graph=True, one call per loss): add the "
+            "losses and call backward once, e.g. (loss_a + loss_b + loss_c).backward(); the accumulated "
+            "gradients are the same. If the losses must stay separate (different weights per step), "
+            "torch.autograd.backward([loss_a, loss_b]) still walks the shared part once.")
+    evidence = {"repeated_nodes": int(len(extra)), "time_ns": t, "steps": int(len(per_step)),
+                "median_repeated_per_step": float(per_step.median()),
+                "by_node": {str(k): int(v) for k, v in names.head(8).items()}}
+    yield make_finding(ctx, "repeated_backward", "redundant", title, evidence=evidence,
+                       ops=[str(x) for x in names.index[:3]], suggestion=sugg, gain_ns=gain,
+                       method=METHOD_CP + " (backward nodes beyond one per forward op removed)",
+                       confidence=conf * 0.7, rows=extra, affected_ns=t)

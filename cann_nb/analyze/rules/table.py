@@ -143,6 +143,11 @@ RULES: tuple[Rule, ...] = (
          "PyTorch docs torch.utils.checkpoint ('recomputes the forward in backward', ~one extra forward per "
          "checkpointed block); layer forward ops (conv, linear, norms) inside autograd backward nodes",
          METHOD_CP, ("shapes",)),
+    Rule("repeated_backward", "redundant", "Shared layers walked by backward more than once per step",
+         autograd.repeated_backward, {"min_pct": 5.0},
+         "PyTorch forums 'multiple losses: backward on each or on the sum?' (retain_graph=True walks the shared "
+         "graph once per call); autograd nodes named after their forward op, counted against it per "
+         "Optimizer.step window", METHOD_CP),
     Rule("sort_for_topk", "redundant", "A full sort sliced to its first k elements", redundant.sort_for_topk,
          {"min_n": 64, "max_k_frac": 0.125, "min_pct": 5.0},
          "PyTorch forums 'use topk instead of sort()[:k]'; heap top-k costs n + k log2 k (ln(n/k) + 1) "
