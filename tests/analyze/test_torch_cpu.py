@@ -93,3 +93,32 @@ def test_hoistable_inverse_is_redundant():
 
     fs = top3(profile(slow))
     assert any(f.category == "redundant" for f in fs), [(f.rule, f.est_gain_pct) for f in fs]
+
+
+def evaluation(keep_logits: bool, gather: bool = True):
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.GELU(), torch.nn.LayerNorm(64),
+                                torch.nn.Linear(64, 4000)).eval()
+    batches = torch.randn(12, 256, 32)     # 4 MB of logits per batch: 48 MB kept
+
+    def run():
+        kept = []
+        with torch.no_grad():
+            for x in batches:
+                logits = model(x)
+                kept.append(logits if keep_logits else logits.argmax(-1))
+        return torch.cat(kept).argmax(-1) if gather and keep_logits else kept
+    return run
+
+
+def test_outputs_kept_and_gathered_after_the_loop_cost_the_gathering():
+    fs = [f for f in findings(profile(evaluation(keep_logits=True))) if f.rule == "memory_growth"]
+    assert fs, "12 batches x 4 MB of logits kept: memory grows"
+    (f,) = fs
+    assert f.evidence["gathering_ops"] == 1 and "aten::cat" in f.ops
+    assert 0 < f.est_gain_pct <= 100 and "argmax" in f.suggestion
+
+
+def test_growth_without_a_gathering_has_no_time_estimate():
+    fs = [f for f in findings(profile(evaluation(keep_logits=True, gather=False))) if f.rule == "memory_growth"]
+    assert fs and all(f.evidence["gathering_ops"] == 0 and f.est_gain_pct != f.est_gain_pct for f in fs)

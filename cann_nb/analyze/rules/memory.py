@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 
 from .. import classify as C
 from ..memory import fragmentation, memory_churn, memory_growth, peak_memory
 from ... import formatting as F
-from .base import METHOD_CP, make_finding, pct, replay_gain, top_names
+from .base import METHOD_CP, covered_ns, make_finding, pct, replay_gain, top_names
 from .compute import ALLOC_OP_RE, _factor_gain, _outer, _tasks_of, _time_of
 
 I64 = np.int64
@@ -95,20 +96,44 @@ def memory_peak(ctx, th):
                         "with gradient accumulation, freeing references to large intermediates early."))
 
 
+GATHER_RE = re.compile(r"^aten::(cat|stack|concat|concatenate|vstack|hstack)$")
+
+
 def memory_growth_rule(ctx, th):
-    """Allocated memory at step ends keeps rising (XProf memory leaks; smdebug: > 5 % growth)."""
+    """Allocated memory at step ends keeps rising (XProf memory leaks; smdebug: > 5 % growth). Where
+    the kept tensors are gathered after the loop (a cat or stack allocating at least half the growth: an
+    evaluation keeping every batch's outputs to concatenate them at the end), that gathering is what the
+    growth costs in time: reducing each batch to what is needed inside the loop removes it. Gain: those
+    gathering ops removed, replayed; otherwise none (the cost of holding memory is not time)."""
     g = memory_growth(ctx.profile)
     for dev, s in g.attrs.get("summary", {}).items():
         if (s["steps"] < th["min_steps"] or not s["monotonic"] or s["growth_pct"] < th["growth_pct"]
                 or s["growth_bytes"] < th.get("min_growth_bytes", 0)):
             continue
+        gain, conf, method, gather = math.nan, math.nan, None, np.zeros(0, dtype=I64)
+        if dev == "cpu":
+            size, owner = host_allocations(ctx, min_bytes=0.5 * s["growth_bytes"])
+            gather = np.unique(owner[ctx.flag(GATHER_RE)[owner]]) if len(owner) else gather
+        if len(gather):
+            mask = np.zeros(ctx.n, dtype=bool)
+            mask[gather] = True
+            gain, conf = replay_gain(ctx, seg_factor=ctx.replay.seg_factor_for(mask, 0.0))
+            method = METHOD_CP + " (the gathering of the kept tensors removed)"
+        title = (f"{dev}: allocated memory grows {s['growth_pct']:.0f}% over {s['steps']} steps "
+                 f"(+{F.nbytes(s['slope_bytes_per_step'])} per step)")
+        sugg = ("Look for references kept across steps: losses appended without .item()/.detach(), "
+                "growing lists or caches, tensors stored on self; check with the memory timeline.")
+        if len(gather):
+            t = covered_ns(ctx, gather)
+            title += f"; gathering the kept tensors afterwards takes {F.ns(t)} ({pct(t, ctx.wall):.0f}% of end-to-end)"
+            sugg = ("The loop keeps every step's full outputs to gather them at the end: reduce each step to what "
+                    "is needed inside the loop (e.g. all_preds.append(logits.argmax(-1)) instead of the logits, "
+                    "a running sum for a mean) so nothing grows and nothing large is concatenated. " + sugg)
         yield make_finding(
-            ctx, "memory_growth", "memory",
-            f"{dev}: allocated memory grows {s['growth_pct']:.0f}% over {s['steps']} steps "
-            f"(+{F.nbytes(s['slope_bytes_per_step'])} per step)",
-            evidence={"device": dev, **s},
-            suggestion=("Look for references kept across steps: losses appended without .item()/.detach(), "
-                        "growing lists or caches, tensors stored on self; check with the memory timeline."))
+            ctx, "memory_growth", "memory", title,
+            evidence={"device": dev, **s, "gathering_ops": int(len(gather))}, ops=top_names(ctx, gather, 3),
+            suggestion=sugg, gain_ns=gain, method=method, confidence=conf * 0.5 if len(gather) else math.nan,
+            rows=gather if len(gather) else None)
 
 
 def fragmentation_rule(ctx, th):

@@ -105,7 +105,9 @@ RULES: tuple[Rule, ...] = (
     Rule("memory_peak", "memory", "Peak memory near capacity", memory.memory_peak, {"pct_of_capacity": 90.0},
          "[E1] torch-tb-profiler (peak > 90 % of totalGlobalMem)", "", ("memory",)),
     Rule("memory_growth", "memory", "Memory grows across steps", memory.memory_growth_rule,
-         {"growth_pct": 5.0, "min_steps": 3, "min_growth_bytes": 32 * 1024 ** 2}, "[E3] smdebug GPUMemoryIncrease (> 5 %), XProf memory_leaks", "",
+         {"growth_pct": 5.0, "min_steps": 3, "min_growth_bytes": 32 * 1024 ** 2},
+         "[E3] smdebug GPUMemoryIncrease (> 5 %), XProf memory_leaks; a cat/stack allocating >= half the growth "
+         "gathers the kept tensors (Trainer-style evaluation keeping all logits)", METHOD_CP,
          ("memory", "steps")),
     Rule("fragmentation", "memory", "Reserved but unallocated memory", memory.fragmentation_rule,
          {"pct": 30.0, "min_reserved_bytes": 256 * 1024 ** 2}, "[E4] XProf memory_profile fragmentation", "",
