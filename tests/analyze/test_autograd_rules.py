@@ -40,7 +40,8 @@ def train(freeze: bool, whole: bool = False, optimizer=torch.optim.SGD):
 
 def rule(prof):
     errors = []
-    fs = findings(prof, errors=errors)
+    # the logic, not the share threshold, is under test here (shares move with the machine's load)
+    fs = findings(prof, errors=errors, overrides={"unused_gradients": {"min_pct": 0.0}})
     assert not [e for e in errors if e["rule"] == "unused_gradients"], errors
     return [f for f in fs if f.rule == "unused_gradients"]
 
@@ -95,7 +96,7 @@ def blocks(checkpointed: bool):
 
 def recomputed(prof):
     errors = []
-    fs = findings(prof, errors=errors)
+    fs = findings(prof, errors=errors, overrides={"recomputed_forward": {"min_pct": 0.0}})
     assert not [e for e in errors if e["rule"] == "recomputed_forward"], errors
     return [f for f in fs if f.rule == "recomputed_forward"]
 
@@ -174,3 +175,20 @@ def test_forward_name_of_an_autograd_node():
     assert _forward_name("autograd::engine::evaluate_function: AddmmBackward0") == "aten::addmm"
     assert _forward_name("autograd::engine::evaluate_function: MaxPool2DWithIndicesBackward0") == \
         "aten::max_pool2d_with_indices"
+
+
+def test_a_training_steps_activations_and_gradients_are_not_large_temporaries():
+    # big activations allocated afresh every step: autograd keeps them for backward, in place cannot apply
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(512, 2048), nn.ReLU(), nn.Linear(2048, 512))
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    x = torch.randn(512, 512)
+
+    def run():
+        for _ in range(6):
+            loss = model(x).square().mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    fs = findings(profile(run), overrides={"large_temporaries": {"min_pct": 0.0}})
+    assert [f for f in fs if f.rule == "large_temporaries"] == []

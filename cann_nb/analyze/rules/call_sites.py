@@ -22,6 +22,7 @@ import pandas as pd
 from ... import formatting as F
 from . import base
 from ..classify import R
+from .autograd import NODE_RE
 from .host import element_time, roof_work_ns
 
 
@@ -35,7 +36,7 @@ def _line(cs: dict) -> dict | None:
 
 def _tiny_roots(ctx, short_ns: int) -> np.ndarray:
     """Rows of the outermost framework ops on the main thread that are shorter than ``short_ns`` (per
-    piece for an op that splits a tensor into many: host.element_time)."""
+    piece for an op that splits a tensor into many: host.element_time), autograd's backward nodes aside."""
     if not ctx.n:
         return np.zeros(0, dtype=np.int64)
     on_main = (ctx.role == R["op"]) & (ctx.track_code == ctx.main_track)
@@ -44,6 +45,9 @@ def _tiny_roots(ctx, short_ns: int) -> np.ndarray:
     rows_of = ctx.rows_of_parent
     parent_is_op[has_parent] = ctx.role[rows_of[has_parent]] == R["op"]
     rows = np.flatnonzero(on_main & ~parent_is_op)
+    # autograd's backward nodes are the graph's work (per layer, per parameter), run by loss.backward():
+    # not ops the line calls element by element
+    rows = rows[~ctx.flag(NODE_RE)[rows]]
     return rows[element_time(ctx, rows) < short_ns]
 
 

@@ -169,11 +169,14 @@ def large_temporaries(ctx, th):
     tensors): the bytes allocated are many times the live memory, and each fresh buffer pays the
     allocator and first-touch page faults before the op's own work. Reasoned from the memory table
     (bytes allocated per op against the live peak) and the machine's measured cost per fresh byte
-    (analyze/first_touch.py). Gain: replay with each such op shortened by that cost (in place / out=)."""
+    (analyze/first_touch.py). Outputs autograd keeps or makes (a training step's activations and
+    gradients) are no temporaries: in place and ``out=`` do not apply to them. Gain: replay with each such
+    op shortened by that cost (in place / out=)."""
     from ..first_touch import fresh_cost_ns, per_byte_cost
     mem = ctx.profile.memory
     nbytes, owner = host_allocations(ctx, th["min_bytes"])
     mine = ~ctx.flag(ALLOC_OP_RE)[owner]          # explicit zeros/empty calls are alloc_churn's
+    mine &= ~np.isin(owner, _autograd_owners(ctx))   # outputs autograd keeps or makes: no in-place / out=
     nbytes, owner = nbytes[mine], owner[mine]
     if not len(owner):
         return
@@ -211,6 +214,21 @@ def large_temporaries(ctx, th):
                     "allocator and a page fault per 4 KiB page on first write."),
         gain_ns=gain, method=METHOD_CP + " (each op less the measured cost of its fresh bytes)",
         confidence=conf * 0.6 if conf == conf else conf, rows=calls, affected_ns=fault_ns)
+
+
+def _autograd_owners(ctx) -> np.ndarray:
+    """Ops whose outputs autograd needs: the backward nodes (gradients) and the forward ops they
+    differentiate (activations saved for backward, or inputs of an op that saves them). Neither can be
+    written in place or into ``out=`` while autograd records, so they are no reusable temporaries."""
+    from .autograd import NODE_RE, _enclosing, _forward_name
+    node = ctx.flag(NODE_RE)
+    if not node.any():
+        return np.zeros(0, dtype=I64)
+    nodes = np.flatnonzero(node)
+    names = {_forward_name(str(n)) for n in np.unique(ctx.names(nodes).astype(str))}
+    ops = np.flatnonzero((ctx.role == C.R["op"]) & ctx.is_host)
+    fwd = ops[np.isin(ctx.names(ops).astype(str), list(names)) & (_enclosing(ctx, ops, node) < 0)]
+    return np.unique(np.concatenate([_owner_of(ctx, nodes), _owner_of(ctx, fwd)]))
 
 
 def _owner_of(ctx, rows) -> np.ndarray:
