@@ -150,8 +150,9 @@ def recomputed_forward(ctx, th):
     rows = rows[(p < 0) | ~ops[np.maximum(p, 0)]]
     owner = _enclosing(ctx, rows, node)
     in_bwd = owner >= 0
-    shapes = ctx.events["shapes"].astype(str).to_numpy()
-    key = ctx.name_code[rows].astype(np.int64).astype(str).astype(object) + "|" + shapes[rows]
+    # (imported traces may have no shapes: NaN)
+    shapes = pd.Series(ctx.events["shapes"].to_numpy()[rows]).astype(object).fillna("").astype(str)
+    key = (pd.Series(ctx.name_code[rows]).astype(str) + "|" + shapes).to_numpy()
     forward_keys = set(key[~in_bwd].tolist())
     layer = ctx.flag(LAYER_FORWARD_RE)[rows] & in_bwd
     nodes_with_layer = np.unique(owner[layer])
