@@ -76,8 +76,11 @@ def unused_gradients(ctx, th):
     if not trained:
         return
     shapes = ctx.events["shapes"].to_numpy()
-    acc_shape = [(_shapes_of(t) or [None])[0] for t in shapes[acc]]
-    frozen_acc = np.array([sh is not None and sh not in trained for sh in acc_shape])
+    # each distinct shapes text parsed once
+    codes, texts = pd.factorize(pd.Series(shapes[acc]).astype(object).fillna(""))
+    parsed = [(_shapes_of(t) or [None])[0] for t in texts]
+    frozen_of = np.array([sh is not None and sh not in trained for sh in parsed] + [False], dtype=bool)
+    frozen_acc = frozen_of[codes]          # code -1 (no shapes): the appended False
     if not frozen_acc.any():
         return
     # each AccumulateGrad as its autograd node (the evaluate_function span around it)
@@ -97,11 +100,11 @@ def unused_gradients(ctx, th):
         after = int(ctx.end[needed].max())
         wasted[nodes[(pass_of == p) & (ctx.start[nodes] >= after)]] = True
     rows = np.flatnonzero(wasted)
-    t = float(ctx.dur[rows].sum())
-    if pct(t, ctx.wall) < th["min_pct"]:
+    got = _removed(ctx, rows, th["min_pct"])
+    if got is None:
         return
-    gain, conf = replay_gain(ctx, seg_factor=ctx.replay.seg_factor_for(wasted, 0.0))
-    frozen_shapes = sorted({acc_shape[i] for i in np.flatnonzero(frozen_acc)})
+    t, gain, conf = got
+    frozen_shapes = sorted({parsed[c] for c in np.unique(codes[frozen_acc])})
     n_params = int(np.bincount(acc_pass[frozen_acc]).max())      # frozen tensors per backward pass
     elements = int(sum(int(np.prod(s)) for s in frozen_shapes))    # each distinct shape once
     passes = int(len(np.unique(acc_pass)))
@@ -153,20 +156,17 @@ def recomputed_forward(ctx, th):
     # (imported traces may have no shapes: NaN)
     shapes = pd.Series(ctx.events["shapes"].to_numpy()[rows]).astype(object).fillna("").astype(str)
     key = (pd.Series(ctx.name_code[rows]).astype(str) + "|" + shapes).to_numpy()
-    forward_keys = set(key[~in_bwd].tolist())
     layer = ctx.flag(LAYER_FORWARD_RE)[rows] & in_bwd
     nodes_with_layer = np.unique(owner[layer])
     cand = in_bwd & np.isin(owner, nodes_with_layer) & ~ctx.flag(BACKWARD_NAME_RE)[rows]
-    cand &= np.array([k in forward_keys for k in key], dtype=bool)
+    cand &= pd.Series(key).isin(key[~in_bwd]).to_numpy()
     again = rows[cand]
     if not len(again):
         return
-    t = covered_ns(ctx, again)
-    if pct(t, ctx.wall) < th["min_pct"]:
+    got = _removed(ctx, again, th["min_pct"])
+    if got is None:
         return
-    mask = np.zeros(ctx.n, dtype=bool)
-    mask[again] = True
-    gain, conf = replay_gain(ctx, seg_factor=ctx.replay.seg_factor_for(mask, 0.0))
+    t, gain, conf = got
     layers = sorted({str(x) for x in ctx.names(again[ctx.flag(LAYER_FORWARD_RE)[again]])})
     title = (f"Backward runs the forward again: {len(again):,} forward ops ({', '.join(layers[:3])}) recomputed "
              f"inside backward nodes take {F.ns(t)} ({pct(t, ctx.wall):.0f}% of end-to-end): activation "
@@ -193,6 +193,17 @@ def _enclosing(ctx, rows: np.ndarray, flag: np.ndarray) -> np.ndarray:
         cur[todo] = ctx.rows_of_parent[cur[todo]]
         todo = todo[cur[todo] >= 0]
     return out
+
+
+def _removed(ctx, rows: np.ndarray, min_pct: float):
+    """(time the rows cover, gain, confidence) of a run without them, or None under ``min_pct``."""
+    t = covered_ns(ctx, rows)
+    if pct(t, ctx.wall) < min_pct:
+        return None
+    mask = np.zeros(ctx.n, dtype=bool)
+    mask[rows] = True
+    gain, conf = replay_gain(ctx, seg_factor=ctx.replay.seg_factor_for(mask, 0.0))
+    return t, gain, conf
 
 
 def _forward_name(node_name: str) -> str:
@@ -232,12 +243,10 @@ def repeated_backward(ctx, th):
     extra = df.loc[df["nth"] >= df["forward_calls"], "row"].to_numpy()
     if not len(extra):
         return
-    t = covered_ns(ctx, extra)
-    if pct(t, ctx.wall) < th["min_pct"]:
+    got = _removed(ctx, extra, th["min_pct"])
+    if got is None:
         return
-    mask = np.zeros(ctx.n, dtype=bool)
-    mask[extra] = True
-    gain, conf = replay_gain(ctx, seg_factor=ctx.replay.seg_factor_for(mask, 0.0))
+    t, gain, conf = got
     per_step = df[df["nth"] >= df["forward_calls"]].groupby("w").size()
     names = pd.Series(ctx.names(extra).astype(str)).str.split(": ").str[-1].value_counts()
     title = (f"Backward walks the same layers more than once per optimizer step: {len(extra):,} autograd nodes "
