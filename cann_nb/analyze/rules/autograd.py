@@ -93,12 +93,18 @@ def unused_gradients(ctx, th):
     acc_pass = np.searchsorted(step_starts, ctx.start[acc_node], side="right")
     wasted = np.zeros(ctx.n, dtype=bool)
     wasted[acc_node[frozen_acc]] = True
-    for p in np.unique(acc_pass[frozen_acc]):
-        needed = acc_node[(acc_pass == p) & ~frozen_acc]
-        if not len(needed):
-            continue      # no trained parameter in this pass: its other work may serve something else
-        after = int(ctx.end[needed].max())
-        wasted[nodes[(pass_of == p) & (ctx.start[nodes] >= after)]] = True
+    # per pass, the end of the last node a trained parameter needs; a pass without one is left alone
+    # (its other work may serve something else)
+    n_pass = len(step_starts) + 1
+    after = np.full(n_pass, np.iinfo(np.int64).max)
+    has = np.zeros(n_pass, dtype=bool)
+    has[acc_pass[~frozen_acc]] = True
+    last_needed = np.full(n_pass, np.iinfo(np.int64).min)
+    np.maximum.at(last_needed, acc_pass[~frozen_acc], ctx.end[acc_node[~frozen_acc]].astype(np.int64))
+    after[has] = last_needed[has]
+    frozen_pass = np.zeros(n_pass, dtype=bool)
+    frozen_pass[acc_pass[frozen_acc]] = True
+    wasted[nodes[frozen_pass[pass_of] & (ctx.start[nodes] >= after[pass_of])]] = True
     rows = np.flatnonzero(wasted)
     got = _removed(ctx, rows, th["min_pct"])
     if got is None:
@@ -229,7 +235,8 @@ def repeated_backward(ctx, th):
     window = lambda rows: np.searchsorted(bounds, ctx.start[rows], side="right")  # noqa: E731
     nodes = np.flatnonzero(node)
     nodes = nodes[~node[np.maximum(ctx.rows_of_parent[nodes], 0)] | (ctx.rows_of_parent[nodes] < 0)]
-    fwd_code = np.array([_forward_name(str(n)) for n in ctx.names(nodes)], dtype=object)
+    uniq, inv = np.unique(ctx.names(nodes).astype(str), return_inverse=True)
+    fwd_code = np.array([_forward_name(n) for n in uniq], dtype=object)[inv]    # per distinct node name
     ops = np.flatnonzero(ctx.flag(re.compile(r"^aten::")) & ctx.is_host)
     ops = ops[_enclosing(ctx, ops, node) < 0]     # forward: outside backward nodes, nested ops included
     fwd = pd.DataFrame({"w": window(ops), "name": ctx.names(ops).astype(str)}).value_counts()
