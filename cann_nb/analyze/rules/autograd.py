@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ... import formatting as F
+from ..timeline import ancestor_flag
 from .base import METHOD_CP, covered_ns, make_finding, pct, replay_gain
 
 OPTIMIZER_STEP_RE = re.compile(r"^Optimizer\.step#")
@@ -238,7 +239,7 @@ def repeated_backward(ctx, th):
     uniq, inv = np.unique(ctx.names(nodes).astype(str), return_inverse=True)
     fwd_code = np.array([_forward_name(n) for n in uniq], dtype=object)[inv]    # per distinct node name
     ops = np.flatnonzero(ctx.flag(re.compile(r"^aten::")) & ctx.is_host)
-    ops = ops[_enclosing(ctx, ops, node) < 0]     # forward: outside backward nodes, nested ops included
+    ops = ops[~ancestor_flag(ctx, node)[ops]]     # forward: outside backward nodes, nested ops included
     fwd = pd.DataFrame({"w": window(ops), "name": ctx.names(ops).astype(str)}).value_counts()
     df = pd.DataFrame({"row": nodes, "w": window(nodes), "name": fwd_code, "start": ctx.start[nodes]})
     df = df[(df["w"] > 0) & (df["w"] < len(bounds))]               # whole step windows only

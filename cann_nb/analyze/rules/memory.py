@@ -220,14 +220,15 @@ def _autograd_owners(ctx) -> np.ndarray:
     """Ops whose outputs autograd needs: the backward nodes (gradients) and the forward ops they
     differentiate (activations saved for backward, or inputs of an op that saves them). Neither can be
     written in place or into ``out=`` while autograd records, so they are no reusable temporaries."""
-    from .autograd import NODE_RE, _enclosing, _forward_name
+    from ..timeline import ancestor_flag
+    from .autograd import NODE_RE, _forward_name
     node = ctx.flag(NODE_RE)
     if not node.any():
         return np.zeros(0, dtype=I64)
     nodes = np.flatnonzero(node)
     names = {_forward_name(str(n)) for n in np.unique(ctx.names(nodes).astype(str))}
     ops = np.flatnonzero((ctx.role == C.R["op"]) & ctx.is_host)
-    fwd = ops[np.isin(ctx.names(ops).astype(str), list(names)) & (_enclosing(ctx, ops, node) < 0)]
+    fwd = ops[np.isin(ctx.names(ops).astype(str), list(names)) & ~ancestor_flag(ctx, node)[ops]]
     return np.unique(np.concatenate([_owner_of(ctx, nodes), _owner_of(ctx, fwd)]))
 
 
