@@ -7,7 +7,8 @@ a profiled run than of the same run unprofiled, and a fix that removes the loop 
 than it does. Each recorded event is charged the measured cost: torch.profiler's per framework-op event and per
 recorded allocation or free (charged to the op that made it);
 the Python tracer's per record (calls, returns and lines, also those of spans it hides, spread over the
-spans it keeps, and the calls and returns it still hooks but drops once its buffer is full). A profile without the figure (imported, another machine, an older cann_nb) is charged
+spans it keeps, and the calls and returns it still hooks but drops once its buffer is full; the one run of
+each sampled line that measured its temporaries, beyond the line's other runs). A profile without the figure (imported, another machine, an older cann_nb) is charged
 nothing: its times are taken as they are.
 """
 
@@ -18,6 +19,7 @@ import math
 import numpy as np
 
 from . import classify as C
+from .line_arrays import traced_run_excess
 
 
 def _figure(meta: dict, collector: str, key: str) -> float:
@@ -56,6 +58,8 @@ def per_row(ctx) -> np.ndarray:
             if dropped:
                 rows = np.flatnonzero(py)
                 cost[rows[np.argmax(ctx.start[rows])]] += k_rec * 2.0 * dropped
+    # the one run of each sampled line that measured its temporaries under tracemalloc
+    cost += traced_run_excess(ctx)
     return cost
 
 

@@ -51,6 +51,7 @@ from ..ingest.nesting import nest
 from . import overhead
 from .base import Collected, Collector
 from .clock import perf_to_epoch_offset
+from .line_arrays import SAMPLES, LineArrays
 
 LINE_BUDGET = 100_000       # line spans per run; about 60 ms of tracing cost at most
 _EXIT = -1                  # record code of a return / c_return / c_exception / end of line
@@ -173,6 +174,8 @@ class PythonTracer(Collector):
         state.update(limit=2 * max(int(self.options.buffer_events), 0), lines_left=LINE_BUDGET if lines else 0,
                      dropped=0, stop_requested=False, overflowed=False)
         user_file = _UserFiles()
+        arrays = self._arrays = LineArrays()
+        count_get, sampling, calls_open = arrays.counts.get, arrays.open, arrays.open_calls
 
         def intern_py(frame):
             code = frame.f_code
@@ -196,6 +199,11 @@ class PythonTracer(Collector):
                     i = intern_py(frame)
                 if i < 0:
                     i = ~i
+                    key = id(frame.f_code)
+                    run = count_get(key, 0)
+                    if run < SAMPLES:   # the arguments of a user function's first calls
+                        arrays.call(frame, key, run)
+                        t = perf()
                     if state["lines_left"] > 0:
                         frame.f_trace = first_line
             elif event == "c_call":
@@ -208,6 +216,8 @@ class PythonTracer(Collector):
             else:
                 ca(_EXIT)
                 ta(t)
+                if calls_open and event == "return":
+                    arrays.returned(frame)
                 return
             if len(times) >= state["limit"]:
                 return overflow()
@@ -221,6 +231,10 @@ class PythonTracer(Collector):
                 frame.f_trace_lines = False
                 return no_trace
             state["lines_left"] -= 1
+            key = id(frame.f_code) + (frame.f_lineno << 48)
+            run = count_get(key, 0)
+            if run < SAMPLES:
+                arrays.begin(frame, key, run)
             ca(_LINE0 - frame.f_lineno)
             ta(perf())
             return next_line
@@ -230,15 +244,25 @@ class PythonTracer(Collector):
                 t = perf()
                 ca(_EXIT)
                 ta(t)
+                if sampling and id(frame) in sampling:
+                    arrays.end(frame)
+                    t = perf()   # the sample's cost is no line's time
                 if state["lines_left"] <= 0 or len(times) >= state["limit"]:
                     frame.f_trace_lines = False
                     return no_trace
                 state["lines_left"] -= 1
+                key = id(frame.f_code) + (frame.f_lineno << 48)
+                run = count_get(key, 0)
+                if run < SAMPLES:
+                    arrays.begin(frame, key, run)
+                    t = perf()
                 ca(_LINE0 - frame.f_lineno)
                 ta(t)
             elif event == "return":
                 ca(_EXIT)
                 ta(perf())
+                if sampling:
+                    arrays.end(frame)
             return None
 
         def no_trace(frame, event, arg):
@@ -289,6 +313,8 @@ class PythonTracer(Collector):
             sys.setprofile(self._prev_profile)
         if sys.gettrace() is getattr:
             sys.settrace(self._prev_trace)
+        if getattr(self, "_arrays", None) is not None:
+            self._arrays.close()   # a line still open at stop: its temporaries are not measured
 
     # -- conversion (after the user's code) -------------------------------------------------
     def result(self) -> Collected:
@@ -313,6 +339,8 @@ class PythonTracer(Collector):
             "line_budget_exhausted": bool(self._lines_on() and np.count_nonzero(codes <= _LINE0) >= LINE_BUDGET),
             "records": int(n),
             "spans_hidden": int(len(spans["code"]) - kept),
+            # the arrays the user's lines read and write, and their temporaries (collect/line_arrays.py)
+            "line_arrays": self._arrays.meta() if getattr(self, "_arrays", None) is not None else [],
             # what each record cost the traced code (the advisor's gains are for the run without the tracer)
             "overhead": overhead.describe(overhead.python_cost),
             "clock": "perf_counter_ns shifted onto time.time_ns() at start",

@@ -6,7 +6,7 @@ shared/docs/analysis-anchors.md (catalogue ids in brackets).
 
 from __future__ import annotations
 
-from . import (autograd, call_sites, compute, containers, device, frameworks, growth, host, memory,
+from . import (arrays, autograd, call_sites, compute, containers, device, frameworks, growth, host, memory,
                redundant, roofline, waits)
 from .base import METHOD_CP, METHOD_HEADROOM, Rule
 
@@ -158,6 +158,24 @@ RULES: tuple[Rule, ...] = (
          containers.linear_list_ops, {"min_calls": 100, "min_ratio": 4.0, "min_pct": 5.0},
          "Python docs: list.pop(0)/insert(0) are O(n), collections.deque O(1) at both ends (TimeComplexity wiki); "
          "a call is slow against the profile's own trivial C calls (len, list.append)", METHOD_CP),
+    # -- numpy/pandas work inside a line (the Python tracer's sampled arrays, collect/line_arrays.py) ------
+    Rule("array_temporaries", "memory", "A line whose temporary arrays outweigh the data it reads and keeps",
+         arrays.array_temporaries, {"min_bytes": 4 << 20, "min_ratio": 2.0, "min_pct": 5.0},
+         "NumPy docs (broadcasting: 'can lead to inefficient use of memory'; numexpr/einsum for large "
+         "intermediates); memory-bound work takes time in proportion to bytes moved (roofline); 4 MiB: beyond "
+         "a core's L2, where temporaries cost DRAM traffic", METHOD_CP),
+    Rule("repeated_rows", "memory", "A broadcast written out to memory (np.tile / np.repeat of a vector)",
+         arrays.repeated_rows, {"min_pct": 5.0},
+         "NumPy docs, broadcasting ('without making needless copies of data'); np.broadcast_to returns a view",
+         METHOD_CP),
+    Rule("strided_gather", "layout", "Rows gathered from a column-major (Fortran-order) array",
+         arrays.strided_gather, {"min_bytes": 1 << 20, "cache_line_bytes": 64, "min_pct": 5.0},
+         "NumPy docs, memory layout (C vs Fortran order; np.ascontiguousarray); a cache line is 64 B on x86 and "
+         "most Arm cores; measured here: 2,000 rows of a 300k x 64 float32 array, F order 17x C order", METHOD_CP),
+    Rule("object_numbers", "host_bound", "Numbers held in object-dtype columns or arrays",
+         arrays.object_numbers, {"expected_speedup": 8.0, "min_rows": 1000, "min_pct": 5.0},
+         "pandas docs (object dtype holds Python objects; infer_objects, to_numeric); measured here (pandas 2, 3e5 "
+         "rows, one thread): object vs float64 Series *, sum, <, clip 10-14x, groupby-sum 4.6x", METHOD_CP),
     Rule("hotspot", "hotspot", "Dominant op", compute.hotspot, {"min_pct": 30.0, "top": 2},
          "HTA kernel breakdown, Nsight cuda_gpu_kern_sum", ""),
     # -- roofline (analyze/efficiency): gains are measured time minus time at the roof ---------------

@@ -1,0 +1,293 @@
+"""The arrays a line of the user's code reads and writes, sampled for the Python tracer.
+
+numpy's and pandas' work runs inside a line: CPython 3.11 raises no event for a ufunc or an operator,
+so the tracer sees only the line's time. What that time was spent on (how many bytes, which dtype,
+which memory order, how large the temporaries) is what lets the advisor reason from the work. For the
+first ``SAMPLES`` runs of each distinct user line, the tracer's line hook calls ``begin()`` before the
+line's start is recorded and ``end()`` after its end, so neither is timed as the line's:
+
+* the names the line's bytecode loads or stores, resolved in the frame and described when they hold a
+  numpy array or a pandas Series/DataFrame: shape, dtype, bytes, memory order, whether the line indexes
+  them (``a[idx]``), and the Python type an object column holds;
+* on the second run, the bytes the line allocates and frees again before it ends (its temporaries),
+  from ``tracemalloc``, to which numpy reports its data buffers. tracemalloc is on for that one run of
+  that line only (never when the user's code traces memory itself); the span's extra time is the
+  profiler's, and the analysis takes it out (analyze/recording_cost.py).
+
+Cost: one dict lookup per traced line; a sampled run some microseconds plus its values' descriptions.
+"""
+
+from __future__ import annotations
+
+import ast
+import dis
+import linecache
+import tracemalloc
+
+import numpy as np
+import pandas as pd
+
+SAMPLES = 2             # runs of each line described; the second also measures its temporaries
+MAX_LINES = 5_000       # distinct lines sampled per run: bounds the meta's size
+MAX_COLUMNS = 64        # object columns of a DataFrame whose values are looked at
+REPEAT_MIN_BYTES = 1 << 20   # new arrays checked for repeated rows (smaller ones cost little either way)
+_LOADS = {"LOAD_FAST", "LOAD_NAME", "LOAD_GLOBAL", "LOAD_DEREF", "LOAD_CLASSDEREF"}
+_STORES = {"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"}
+
+
+class LineArrays:
+    """Per-line samples of the arrays a traced line touches (see the module docstring)."""
+
+    def __init__(self):
+        self.counts: dict[int, int] = {}      # line key -> runs sampled so far
+        self.open: dict[int, tuple] = {}      # id(frame) -> the line sample open there (key, ids, roles, tracing)
+        self.open_calls: dict[int, tuple] = {}   # id(frame) -> the call sample open there
+        self._lines: dict[int, dict] = {}     # line key -> record
+        self._names: dict[int, dict] = {}     # id(code) -> {lineno: {name: role}}
+        self._indexed: dict[str, dict] = {}   # filename -> {lineno: names subscripted there}
+        self._codes: list = []                # keeps sampled code objects alive (their ids are keys)
+        self._ours = False                    # tracemalloc started here (stopped at close)
+        self._peaks: list[list[int]] = []     # lines measuring temporaries, outermost first
+
+    # -- called by the tracer's hooks ------------------------------------------------------------
+    def begin(self, frame, key: int, run: int) -> None:
+        """The line ``key`` of ``frame`` (``line_key``) starts its ``run``-th sampled run (0-based)."""
+        self.counts[key] = run + 1
+        if run == 0 and len(self._lines) >= MAX_LINES:
+            self.counts[key] = SAMPLES
+            return
+        code, lineno = frame.f_code, frame.f_lineno
+        names = self._names.get(id(code))
+        if names is None:
+            names = self._names[id(code)] = _names_by_line(code)
+            self._codes.append(code)
+        roles = names.get(lineno) or {}
+        rec = self._lines.get(key)
+        if rec is None:
+            rec = self._lines[key] = {"file_line": f"{code.co_filename}:{lineno}", "runs": 0, "operands": {}}
+        rec["runs"] += 1
+        indexed = self._indexed_names(code.co_filename).get(lineno, {})
+        ids = {}
+        for name, role in roles.items():
+            value = _resolve(frame, name)
+            d = describe(value)
+            if d is None:
+                continue
+            ids[name] = id(value)
+            if "in" in role:
+                d["role"] = "in"
+                d["indexed"] = indexed.get(name)   # "rows" (a[i], a[idx, :]), "columns" (a[:, j]) or None
+                rec["operands"].setdefault(name, d)
+        tracing = run == 1 and bool(rec["operands"]) and self._trace_memory()
+        if tracing:
+            rec["traced_run"] = rec["runs"] - 1   # which of the line's spans, in start order
+        self.open[id(frame)] = (key, ids, roles, tracing)
+
+    def _trace_memory(self) -> bool:
+        """Start measuring a line's temporaries; False when the user's code traces memory itself. A line
+        sampled inside another (a function called from a sampled line) gets its own peak: tracemalloc's is
+        reset, and the outer line keeps the larger of the two."""
+        if not tracemalloc.is_tracing():
+            tracemalloc.start(1)
+            self._ours = True
+            self._peaks.append([0, 0])
+            return True
+        if not self._ours:
+            return False
+        current, peak = tracemalloc.get_traced_memory()
+        self._peaks[-1][1] = max(self._peaks[-1][1], peak)
+        tracemalloc.reset_peak()
+        self._peaks.append([current, 0])    # [traced bytes at the start, peak seen before a reset]
+        return True
+
+    def call(self, frame, key: int, run: int) -> None:
+        """A user function starts its ``run``-th sampled call: its arguments are described (and, on the
+        second call, its temporaries measured) under the key of its call spans' file_line. This also works
+        once the line budget is spent, when no line is traced any more."""
+        self.counts[key] = run + 1
+        code = frame.f_code
+        rec = self._lines.get(key)
+        if rec is None:
+            if len(self._lines) >= MAX_LINES:
+                self.counts[key] = SAMPLES
+                return
+            rec = self._lines[key] = {"file_line": f"{code.co_filename}:{code.co_firstlineno}", "scope": "call",
+                                      "runs": 0, "operands": {}}
+        rec["runs"] += 1
+        args = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+        loc = frame.f_locals
+        for name in args:
+            d = describe(loc.get(name))
+            if d is not None:
+                d["role"] = "in"
+                d["indexed"] = None
+                rec["operands"].setdefault(name, d)
+        tracing = run == 1 and bool(rec["operands"]) and self._trace_memory()
+        if tracing:
+            rec["traced_run"] = rec["runs"] - 1
+        self.open_calls[id(frame)] = (key, {}, {}, tracing)
+
+    def returned(self, frame) -> None:
+        """The sampled call open in ``frame`` has returned."""
+        got = self.open_calls.pop(id(frame), None)
+        if got is not None:
+            self._finish(frame, got)
+
+    def end(self, frame) -> None:
+        """The sampled line open in ``frame`` has ended (its end already recorded)."""
+        got = self.open.pop(id(frame), None)
+        if got is not None:
+            self._finish(frame, got)
+
+    def _finish(self, frame, got) -> None:
+        key, ids, roles, tracing = got
+        rec = self._lines[key]
+        if tracing and self._peaks:
+            current, peak = tracemalloc.get_traced_memory()
+            at_start, seen = self._peaks.pop()
+            peak = max(peak, seen)
+            # allocated and freed again within the line (a free of older memory lowers ``current``)
+            rec["temporaries_bytes"] = int(max(peak - max(at_start, current), 0))
+            rec["kept_bytes"] = int(max(current - at_start, 0))
+            if self._peaks:
+                self._peaks[-1][1] = max(self._peaks[-1][1], peak)
+            else:
+                tracemalloc.stop()
+                self._ours = False
+        for name, role in roles.items():
+            if "out" not in role:
+                continue
+            value = _resolve(frame, name)
+            if ids.get(name) == id(value):
+                continue   # the same object as before the line (updated in place, or untouched)
+            d = describe(value)
+            if d is not None:
+                d["role"] = "out"
+                d["indexed"] = None
+                repeated = _repeated(value)
+                if repeated:
+                    d["repeats"] = repeated
+                rec["operands"].setdefault(name + " (new)", d)
+
+    def close(self) -> None:
+        if self._ours:
+            tracemalloc.stop()
+            self._ours = False
+        self._peaks.clear()
+        self.open.clear()
+        self.open_calls.clear()
+
+    # -- after the run ----------------------------------------------------------------------------
+    def meta(self) -> list[dict]:
+        """One record per sampled line (or function: scope "call", its arguments) that touched an array:
+        {file_line, runs, operands: [...],
+        temporaries_bytes?, kept_bytes?, traced_run?} (traced_run: the index, in start order, of the line's
+        span that ran under tracemalloc)."""
+        out = []
+        for rec in self._lines.values():
+            if not rec["operands"]:
+                continue
+            r = dict(rec)
+            r["operands"] = [dict(name=k, **v) for k, v in rec["operands"].items()]
+            out.append(r)
+        return out
+
+    def _indexed_names(self, filename: str) -> dict:
+        got = self._indexed.get(filename)
+        if got is None:
+            got = self._indexed[filename] = _subscripted(filename)
+        return got
+
+
+def _resolve(frame, name: str):
+    loc = frame.f_locals
+    if name in loc:
+        return loc[name]
+    return frame.f_globals.get(name)
+
+
+def describe(value) -> dict | None:
+    """Shape, dtype, bytes and memory order of a numpy array or pandas object; None for anything else."""
+    if isinstance(value, np.ndarray):
+        flags = value.flags
+        d = {"kind": "ndarray", "shape": [int(s) for s in value.shape], "dtype": value.dtype.name,
+             "nbytes": int(value.nbytes),
+             "order": "C" if flags.c_contiguous else ("F" if flags.f_contiguous else "strided")}
+        if value.dtype == object and value.size:
+            d["holds"] = type(value.flat[0]).__name__
+        return d
+    if isinstance(value, pd.Series):
+        d = {"kind": "Series", "shape": [len(value)], "dtype": str(value.dtype), "nbytes": int(value.nbytes),
+             "order": "C"}
+        if value.dtype == object and len(value):
+            d["holds"] = type(value.iloc[0]).__name__
+        return d
+    if isinstance(value, pd.DataFrame):
+        dtypes = value.dtypes
+        counts = dtypes.astype(str).value_counts()
+        d = {"kind": "DataFrame", "shape": [int(s) for s in value.shape],
+             "dtype": ", ".join(f"{k} x{v}" for k, v in counts.items()),
+             "nbytes": int(value.memory_usage(index=False, deep=False).sum()), "order": "columns"}
+        obj = np.flatnonzero((dtypes == object).to_numpy())[:MAX_COLUMNS]
+        if len(obj) and len(value):
+            held = [type(value.iat[0, int(j)]).__name__ for j in obj]
+            d["holds"] = ", ".join(f"{k} x{held.count(k)}" for k in sorted(set(held)))
+            d["object_columns"] = int(len(obj))
+        return d
+    return None
+
+
+def _names_by_line(code) -> dict[int, dict[str, str]]:
+    """{line: {name: "in" | "out" | "inout"}} from a code object's bytecode (nested code objects are
+    their own frames, sampled when they run)."""
+    out: dict[int, dict[str, str]] = {}
+    for ins in dis.get_instructions(code):
+        pos = ins.positions
+        line = pos.lineno if pos is not None else None
+        if line is None or not isinstance(ins.argval, str):
+            continue
+        role = "in" if ins.opname in _LOADS else ("out" if ins.opname in _STORES else None)
+        if role is None:
+            continue
+        names = out.setdefault(line, {})
+        was = names.get(ins.argval)
+        names[ins.argval] = role if was in (None, role) else "inout"
+    return out
+
+
+def _repeated(value) -> str | None:
+    """"rows" or "columns" when a new 2-D array of MiB is one row (column) repeated: a broadcast
+    materialised (np.tile, np.repeat); checked on the first, middle and last row (column)."""
+    if not isinstance(value, np.ndarray) or value.ndim != 2 or value.nbytes < REPEAT_MIN_BYTES \
+            or value.dtype == object:
+        return None
+    n, m = value.shape
+    # a constant array (np.zeros, np.full) repeats trivially: only a varying row (column) counts
+    row, col = value[0], value[:, 0]
+    if n > 2 and m > 1 and not np.all(row == row[0]) \
+            and all(np.array_equal(row, value[i]) for i in (n // 2, n - 1)):
+        return "rows"
+    if m > 2 and n > 1 and not np.all(col == col[0]) \
+            and all(np.array_equal(col, value[:, j]) for j in (m // 2, m - 1)):
+        return "columns"
+    return None
+
+
+def _subscripted(filename: str) -> dict[int, dict]:
+    """{line: {name: "rows" | "columns"}}: the names indexed on each line of the file's source, and
+    whether the index selects along the first axis (``a[i]``, ``a[idx, :]``) or keeps it whole
+    (``a[:, j]``); {} when the source is unreadable."""
+    src = "".join(linecache.getlines(filename))
+    if not src:
+        return {}
+    try:
+        tree = ast.parse(src)
+    except (SyntaxError, ValueError):
+        return {}
+    out: dict[int, dict] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
+            first = node.slice.elts[0] if isinstance(node.slice, ast.Tuple) and node.slice.elts else node.slice
+            whole = isinstance(first, ast.Slice) and first.lower is None and first.upper is None and first.step is None
+            out.setdefault(node.lineno, {})[node.value.id] = "columns" if whole else "rows"
+    return out

@@ -1,0 +1,124 @@
+"""analyze/rules/arrays.py on real Python-tracer profiles: numpy/pandas work judged from the arrays the
+tracer sampled on each line (temporaries, repeated rows, column-major gathers, numbers in object dtype),
+and the same scripts written well get none of these findings."""
+
+from __future__ import annotations
+
+from cann_nb.analyze import findings
+
+from .test_python_loops import profile_script
+
+RULES = {"array_temporaries", "repeated_rows", "strided_gather", "object_numbers"}
+
+
+def found(prof):
+    errors = []
+    fs = findings(prof, errors=errors)
+    assert not errors
+    return {f.rule: f for f in fs if f.rule in RULES}
+
+
+KMEANS = """
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(6000, 16))
+    C = rng.normal(size=(40, 16))
+
+    def dists(x, c):
+        {body}
+
+    def main():
+        s = 0.0
+        for _ in range(8):
+            s += float(dists(X, C).argmin(1).sum())
+        return s
+
+    result = main()
+"""
+BROADCAST = "return ((x[:, None, :] - c[None, :, :]) ** 2).sum(-1)"
+MATMUL = "return (x * x).sum(1)[:, None] - 2 * x @ c.T + (c * c).sum(1)[None, :]"
+
+
+def test_broadcast_temporaries_are_found_and_the_matmul_form_is_not(tmp_path):
+    f = found(profile_script(tmp_path, KMEANS.format(body=BROADCAST), "bcast"))["array_temporaries"]
+    assert f.category == "memory"
+    assert f.title.startswith("Line bcast.py:9 allocates")
+    (line,) = f.evidence["lines"]
+    assert line["runs"] == 8 and line["removable_share"] > 0.8
+    assert 30 < f.est_gain_pct <= 100
+    assert "array_temporaries" not in found(profile_script(tmp_path, KMEANS.format(body=MATMUL), "mm"))
+
+
+TILE = """
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200_000, 12))
+
+    def main():
+        mu = X.mean(0)
+        {body}
+        return float(np.abs(Z).sum())
+
+    result = main()
+"""
+
+
+def test_a_tiled_vector_is_found_and_broadcasting_is_not(tmp_path):
+    f = found(profile_script(tmp_path, TILE.format(body="full = np.tile(mu, (len(X), 1)); Z = X - full"),
+                             "tile"))["repeated_rows"]
+    assert f.category == "memory" and list(f.evidence["arrays"]) == ["full"]
+    assert 5 < f.est_gain_pct < 100
+    assert "repeated_rows" not in found(profile_script(tmp_path, TILE.format(body="Z = X - mu"), "bcast"))
+
+
+GATHER = """
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    table = {make}
+    idx = rng.integers(0, 200_000, (300, 1000))
+
+    def main():
+        s = 0.0
+        for i in range(300):
+            s += float(table[idx[i]].sum())
+        return s
+
+    result = main()
+"""
+
+
+def test_rows_gathered_from_a_fortran_array_are_found_and_from_a_c_array_are_not(tmp_path):
+    make = "np.asfortranarray(rng.normal(size=(200_000, 32)).astype(np.float32))"
+    f = found(profile_script(tmp_path, GATHER.format(make=make), "fortran"))["strided_gather"]
+    assert f.category == "layout" and "table (200000, 32) float32 in Fortran order" in f.title
+    assert abs(f.evidence["lines"][0]["removable_share"] - (1 - 4 / 64)) < 1e-3
+    make_c = "rng.normal(size=(200_000, 32)).astype(np.float32)"
+    assert "strided_gather" not in found(profile_script(tmp_path, GATHER.format(make=make_c), "c_order"))
+
+
+FRAME = """
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    n = 200_000
+    df = pd.DataFrame({{"k": rng.integers(0, 50, n), "a": rng.random(n), "b": rng.random(n)}}){conv}
+
+    def report(d):
+        out = []
+        for w in range(10):
+            out.append(float(((d["a"] * w - d["b"]).clip(lower=0)).groupby(d["k"]).sum().sum()))
+        return out
+
+    result = report(df)
+"""
+
+
+def test_numbers_in_object_columns_are_found_and_typed_columns_are_not(tmp_path):
+    f = found(profile_script(tmp_path, FRAME.format(conv=".astype(object)"), "objects"))["object_numbers"]
+    assert f.category == "host_bound" and "holding float x2, int x1" in f.title
+    assert 20 < f.est_gain_pct < 100
+    assert "object_numbers" not in found(profile_script(tmp_path, FRAME.format(conv=""), "typed"))

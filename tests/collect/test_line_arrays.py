@@ -1,0 +1,87 @@
+"""collect/line_arrays.py on real Python-tracer runs: the arrays a line reads and writes, its temporaries
+(tracemalloc on the second run only), repeated rows, and a function's arguments."""
+
+from __future__ import annotations
+
+import tracemalloc
+
+import numpy as np
+import pandas as pd
+
+from cann_nb.collect.line_arrays import describe
+
+from ..analyze.test_python_loops import profile_script
+
+SCRIPT = """
+    import numpy as np
+
+    X = np.arange(4000.0 * 16).reshape(4000, 16)
+    C = np.ones((30, 16))
+
+    def dists(x, c):
+        return ((x[:, None, :] - c[None, :, :]) ** 2).sum(-1)
+
+    def main():
+        total = 0.0
+        for _ in range(4):
+            d = dists(X, C)
+            total += float(d.min())
+        tiled = np.tile(X[0], (20000, 1))
+        return total + float(tiled.sum())
+
+    result = main()
+"""
+
+
+def records(prof):
+    recs = prof.meta["collectors"]["python"]["line_arrays"]
+    return {r["file_line"].rsplit(":", 1)[1] + ("c" if r.get("scope") == "call" else ""): r for r in recs}
+
+
+def ops(rec):
+    return {o["name"]: o for o in rec["operands"]}
+
+
+def test_a_broadcast_line_shows_its_temporaries_and_operands(tmp_path):
+    recs = records(profile_script(tmp_path, SCRIPT, "bcast"))
+    line = recs["8"]                      # return ((x[:, None, :] - c[None, :, :]) ** 2).sum(-1)
+    assert line["runs"] == 2 and line["traced_run"] == 1
+    x = ops(line)["x"]
+    assert x["shape"] == [4000, 16] and x["dtype"] == "float64" and x["order"] == "C" and x["indexed"] == "columns"
+    # one (4000, 30, 16) float64 temporary at least, and the (4000, 30) result kept
+    assert line["temporaries_bytes"] >= 4000 * 30 * 16 * 8
+    assert line["kept_bytes"] >= 4000 * 30 * 8
+    # the caller's line holds the callee's temporaries too (the outer peak keeps the inner one)
+    assert recs["13"]["temporaries_bytes"] >= 0.99 * 4000 * 30 * 16 * 8
+    # a function's arguments are sampled at its call (scope "call", keyed by its first line)
+    call = recs["7c"]
+    assert set(ops(call)) == {"x", "c"} and call["runs"] == 2
+    assert tracemalloc.is_tracing() is False   # nothing left on after the run
+
+
+def test_a_tiled_vector_is_one_row_repeated_but_zeros_are_not(tmp_path):
+    recs = records(profile_script(tmp_path, SCRIPT + "    Z = np.zeros((4000, 64))\n", "tile"))
+    tiled = ops(recs["15"])["tiled (new)"]
+    assert tiled["repeats"] == "rows" and tiled["shape"] == [20000, 16]
+    assert "repeats" not in ops(recs["19"])["Z (new)"]
+
+
+def test_describe_reads_layout_and_object_columns():
+    f = np.asfortranarray(np.ones((100, 8), dtype=np.float32))
+    assert describe(f)["order"] == "F" and describe(f[:, ::2])["order"] == "strided"
+    df = pd.DataFrame({"a": [1.5, 2.5], "b": ["x", "y"], "n": [1, 2]}).astype(object)
+    d = describe(df)
+    assert d["kind"] == "DataFrame" and d["object_columns"] == 3
+    assert d["holds"] == "float x1, int x1, str x1"
+    assert describe(pd.Series([1, 2], dtype=object))["holds"] == "int"
+    assert describe([1, 2]) is None and describe("text") is None
+
+
+def test_user_tracemalloc_is_left_alone(tmp_path):
+    tracemalloc.start()
+    try:
+        recs = records(profile_script(tmp_path, SCRIPT, "user_tm"))
+        assert "temporaries_bytes" not in recs["8"]
+        assert tracemalloc.is_tracing()
+    finally:
+        tracemalloc.stop()
