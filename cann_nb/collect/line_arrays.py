@@ -12,7 +12,8 @@ line's start is recorded and ``end()`` after its end, so neither is timed as the
 * on the second run, the bytes the line allocates and frees again before it ends (its temporaries),
   from ``tracemalloc``, to which numpy reports its data buffers. tracemalloc is on for that one run of
   that line only (never when the user's code traces memory itself); the span's extra time is the
-  profiler's, and the analysis takes it out (analyze/recording_cost.py).
+  profiler's, and the analysis takes it out (analyze/recording_cost.py). tracemalloc sees the whole
+  process: another thread allocating during that run adds to the line's figure.
 
 Cost: one dict lookup per traced line; a sampled run some microseconds plus its values' descriptions.
 """
@@ -70,7 +71,7 @@ class LineArrays:
         ids = {}
         for name, role in roles.items():
             value = _resolve(frame, name)
-            d = describe(value)
+            d = _described(rec, value)
             if d is None:
                 continue
             ids[name] = id(value)
@@ -117,7 +118,7 @@ class LineArrays:
         args = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
         loc = frame.f_locals
         for name in args:
-            d = describe(loc.get(name))
+            d = _described(rec, loc.get(name))
             if d is not None:
                 d["role"] = "in"
                 d["indexed"] = None
@@ -160,7 +161,7 @@ class LineArrays:
             value = _resolve(frame, name)
             if ids.get(name) == id(value):
                 continue   # the same object as before the line (updated in place, or untouched)
-            d = describe(value)
+            d = _described(rec, value)
             if d is not None:
                 d["role"] = "out"
                 d["indexed"] = None
@@ -185,7 +186,7 @@ class LineArrays:
         span that ran under tracemalloc)."""
         out = []
         for rec in self._lines.values():
-            if not rec["operands"]:
+            if not rec["operands"] and not rec.get("errors"):
                 continue
             r = dict(rec)
             r["operands"] = [dict(name=k, **v) for k, v in rec["operands"].items()]
@@ -197,6 +198,18 @@ class LineArrays:
         if got is None:
             got = self._indexed[filename] = _subscripted(filename)
         return got
+
+
+def _described(rec: dict, value) -> dict | None:
+    """``describe(value)``; an error from the user's object (a subclass whose attribute raises) is kept
+    in the line's record, never raised: an exception in a trace hook would stop the user's code."""
+    try:
+        return describe(value)
+    except Exception as exc:
+        errors = rec.setdefault("errors", [])
+        if len(errors) < 5:
+            errors.append(f"{type(value).__name__}: {type(exc).__name__}: {exc}"[:300])
+        return None
 
 
 def _resolve(frame, name: str):

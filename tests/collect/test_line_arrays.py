@@ -85,3 +85,24 @@ def test_user_tracemalloc_is_left_alone(tmp_path):
         assert tracemalloc.is_tracing()
     finally:
         tracemalloc.stop()
+
+
+def test_an_object_that_raises_when_described_is_reported_not_raised(tmp_path):
+    src = """
+        import numpy as np
+
+        class Odd(np.ndarray):
+            @property
+            def flags(self):
+                raise RuntimeError("no flags here")
+
+        def main():
+            a = np.arange(10.0).view(Odd)
+            b = np.asarray(a) * 2
+            return float(b.sum())
+
+        result = main()
+    """
+    prof = profile_script(tmp_path, src, "odd")
+    errors = [e for r in prof.meta["collectors"]["python"]["line_arrays"] for e in r.get("errors", [])]
+    assert any("Odd: RuntimeError: no flags here" in e for e in errors)
