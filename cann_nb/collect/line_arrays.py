@@ -42,7 +42,6 @@ class LineArrays:
     def __init__(self):
         self.counts: dict[int, int] = {}      # line key -> runs sampled so far
         self.open: dict[int, tuple] = {}      # id(frame) -> the line sample open there (key, ids, roles, tracing)
-        self.open_calls: dict[int, tuple] = {}   # id(frame) -> the call sample open there
         self._lines: dict[int, dict] = {}     # line key -> record
         self._names: dict[int, dict] = {}     # id(code) -> {lineno: {name: role}}
         self._indexed: dict[str, dict] = {}   # filename -> {lineno: names subscripted there}
@@ -101,38 +100,22 @@ class LineArrays:
         self._peaks.append([current, 0])    # [traced bytes at the start, peak seen before a reset]
         return True
 
-    def call(self, frame, key: int, run: int) -> None:
-        """A user function starts its ``run``-th sampled call: its arguments are described (and, on the
-        second call, its temporaries measured) under the key of its call spans' file_line. This also works
-        once the line budget is spent, when no line is traced any more."""
-        self.counts[key] = run + 1
+    def call(self, frame) -> None:
+        """A user function's first call: its arguments are described, under the file_line of its call
+        spans (scope "call"). This works once the line budget is spent too, when no line is traced; later
+        calls cost nothing here (this runs where the tracer first meets the function's code)."""
         code = frame.f_code
-        rec = self._lines.get(key)
-        if rec is None:
-            if len(self._lines) >= MAX_LINES:
-                self.counts[key] = SAMPLES
-                return
-            rec = self._lines[key] = {"file_line": f"{code.co_filename}:{code.co_firstlineno}", "scope": "call",
-                                      "runs": 0, "operands": {}}
-        rec["runs"] += 1
-        args = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+        if len(self._lines) >= MAX_LINES:
+            return
+        rec = {"file_line": f"{code.co_filename}:{code.co_firstlineno}", "scope": "call", "runs": 1, "operands": {}}
+        self._lines[~id(code)] = rec
         loc = frame.f_locals
-        for name in args:
+        for name in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]:
             d = _described(rec, loc.get(name))
             if d is not None:
                 d["role"] = "in"
                 d["indexed"] = None
                 rec["operands"].setdefault(name, d)
-        tracing = run == 1 and bool(rec["operands"]) and self._trace_memory()
-        if tracing:
-            rec["traced_run"] = rec["runs"] - 1
-        self.open_calls[id(frame)] = (key, {}, {}, tracing)
-
-    def returned(self, frame) -> None:
-        """The sampled call open in ``frame`` has returned."""
-        got = self.open_calls.pop(id(frame), None)
-        if got is not None:
-            self._finish(frame, got)
 
     def end(self, frame) -> None:
         """The sampled line open in ``frame`` has ended (its end already recorded)."""
@@ -176,7 +159,6 @@ class LineArrays:
             self._ours = False
         self._peaks.clear()
         self.open.clear()
-        self.open_calls.clear()
 
     # -- after the run ----------------------------------------------------------------------------
     def meta(self) -> list[dict]:

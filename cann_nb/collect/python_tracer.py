@@ -175,7 +175,7 @@ class PythonTracer(Collector):
                      dropped=0, stop_requested=False, overflowed=False)
         user_file = _UserFiles()
         arrays = self._arrays = LineArrays()
-        count_get, sampling, calls_open = arrays.counts.get, arrays.open, arrays.open_calls
+        count_get, sampling = arrays.counts.get, arrays.open
 
         def intern_py(frame):
             code = frame.f_code
@@ -197,13 +197,11 @@ class PythonTracer(Collector):
                 i = py_get(id(frame.f_code))
                 if i is None:
                     i = intern_py(frame)
+                    if i < 0:   # a user function's first call: its arguments are described
+                        arrays.call(frame)
+                    t = perf()
                 if i < 0:
                     i = ~i
-                    key = id(frame.f_code)
-                    run = count_get(key, 0)
-                    if run < SAMPLES:   # the arguments of a user function's first calls
-                        arrays.call(frame, key, run)
-                        t = perf()
                     if state["lines_left"] > 0:
                         frame.f_trace = first_line
             elif event == "c_call":
@@ -216,8 +214,6 @@ class PythonTracer(Collector):
             else:
                 ca(_EXIT)
                 ta(t)
-                if calls_open and event == "return":
-                    arrays.returned(frame)
                 return
             if len(times) >= state["limit"]:
                 return overflow()
@@ -231,11 +227,12 @@ class PythonTracer(Collector):
                 frame.f_trace_lines = False
                 return no_trace
             state["lines_left"] -= 1
-            key = id(frame.f_code) + (frame.f_lineno << 48)
+            lineno = frame.f_lineno   # computed from the line table on each access
+            key = id(frame.f_code) + (lineno << 48)
             run = count_get(key, 0)
             if run < SAMPLES:
                 arrays.begin(frame, key, run)
-            ca(_LINE0 - frame.f_lineno)
+            ca(_LINE0 - lineno)
             ta(perf())
             return next_line
 
@@ -251,12 +248,13 @@ class PythonTracer(Collector):
                     frame.f_trace_lines = False
                     return no_trace
                 state["lines_left"] -= 1
-                key = id(frame.f_code) + (frame.f_lineno << 48)
+                lineno = frame.f_lineno
+                key = id(frame.f_code) + (lineno << 48)
                 run = count_get(key, 0)
                 if run < SAMPLES:
                     arrays.begin(frame, key, run)
                     t = perf()
-                ca(_LINE0 - frame.f_lineno)
+                ca(_LINE0 - lineno)
                 ta(t)
             elif event == "return":
                 ca(_EXIT)
