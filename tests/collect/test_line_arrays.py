@@ -50,7 +50,7 @@ def test_a_broadcast_line_shows_its_temporaries_and_operands(tmp_path):
     assert x["shape"] == [4000, 16] and x["dtype"] == "float64" and x["order"] == "C" and x["indexed"] == "columns"
     # one (4000, 30, 16) float64 temporary at least, and the (4000, 30) result kept
     assert line["temporaries_bytes"] >= 4000 * 30 * 16 * 8
-    assert line["kept_bytes"] >= 4000 * 30 * 8
+    assert line["kept_bytes"] >= 0.99 * 4000 * 30 * 8   # other small objects come and go
     # the caller's line holds the callee's temporaries too (the outer peak keeps the inner one)
     assert recs["13"]["temporaries_bytes"] >= 0.99 * 4000 * 30 * 16 * 8
     # a function's arguments are sampled at its first call (scope "call", keyed by its first line)
