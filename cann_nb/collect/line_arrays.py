@@ -32,6 +32,7 @@ SAMPLES = 2             # runs of each line described; the second also measures 
 MAX_LINES = 5_000       # distinct lines sampled per run: bounds the meta's size
 MAX_COLUMNS = 64        # object columns of a DataFrame whose values are looked at
 REPEAT_MIN_BYTES = 1 << 20   # new arrays checked for repeated rows (smaller ones cost little either way)
+_RANK = {"columns": 0, "rows": 1, "mask": 2}   # the strongest index kind of a name on a line wins
 _LOADS = {"LOAD_FAST", "LOAD_NAME", "LOAD_GLOBAL", "LOAD_DEREF", "LOAD_CLASSDEREF"}
 _STORES = {"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"}
 
@@ -76,8 +77,13 @@ class LineArrays:
             ids[name] = id(value)
             if "in" in role:
                 d["role"] = "in"
-                d["indexed"] = indexed.get(name)   # "rows" (a[i], a[idx, :]), "columns" (a[:, j]) or None
-                rec["operands"].setdefault(name, d)
+                # "rows" (a[i], a[idx, :]), "columns" (a[:, j]), "mask" (a[a["k"] == v]) or None
+                d["indexed"] = indexed.get(name)
+                first = rec["operands"].setdefault(name, d)
+                if run == 0:
+                    rec.setdefault("_first_ids", {})[name] = id(value)
+                elif name in rec.get("_first_ids", {}):   # the same object on every run: read again each time
+                    first["same_object"] = rec["_first_ids"][name] == id(value)
         tracing = run == 1 and bool(rec["operands"]) and self._trace_memory()
         if tracing:
             rec["traced_run"] = rec["runs"] - 1   # which of the line's spans, in start order
@@ -170,7 +176,7 @@ class LineArrays:
         for rec in self._lines.values():
             if not rec["operands"] and not rec.get("errors"):
                 continue
-            r = dict(rec)
+            r = {k: v for k, v in rec.items() if k != "_first_ids"}
             r["operands"] = [dict(name=k, **v) for k, v in rec["operands"].items()]
             out.append(r)
         return out
@@ -269,9 +275,10 @@ def _repeated(value) -> str | None:
 
 
 def _subscripted(filename: str) -> dict[int, dict]:
-    """{line: {name: "rows" | "columns"}}: the names indexed on each line of the file's source, and
-    whether the index selects along the first axis (``a[i]``, ``a[idx, :]``) or keeps it whole
-    (``a[:, j]``); {} when the source is unreadable."""
+    """{line: {name: "rows" | "columns" | "mask"}}: the names indexed on each line of the file's source,
+    and whether the index selects along the first axis (``a[i]``, ``a[idx, :]``), keeps it whole
+    (``a[:, j]``), or is a mask compared from the object itself (``df[df["k"] == v]``); {} when the
+    source is unreadable."""
     src = "".join(linecache.getlines(filename))
     if not src:
         return {}
@@ -282,7 +289,16 @@ def _subscripted(filename: str) -> dict[int, dict]:
     out: dict[int, dict] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
+            name = node.value.id
             first = node.slice.elts[0] if isinstance(node.slice, ast.Tuple) and node.slice.elts else node.slice
             whole = isinstance(first, ast.Slice) and first.lower is None and first.upper is None and first.step is None
-            out.setdefault(node.lineno, {})[node.value.id] = "columns" if whole else "rows"
+            label = isinstance(first, ast.Constant) and isinstance(first.value, str)   # df["col"]
+            kind = "columns" if whole or label else "rows"
+            # a boolean mask computed from the same object: every element compared, then selected
+            if any(isinstance(c, ast.Compare) and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(c))
+                   for c in ast.walk(node.slice)):
+                kind = "mask"
+            line = out.setdefault(node.lineno, {})
+            if _RANK[kind] > _RANK.get(line.get(name), -1):   # df[df["k"] == v] is a mask, not a column access
+                line[name] = kind
     return out

@@ -8,7 +8,7 @@ from cann_nb.analyze import findings
 
 from .test_python_loops import profile_script
 
-RULES = {"array_temporaries", "repeated_rows", "strided_gather", "object_numbers"}
+RULES = {"array_temporaries", "repeated_rows", "strided_gather", "object_numbers", "scan_per_key"}
 
 
 def found(prof):
@@ -122,3 +122,33 @@ def test_numbers_in_object_columns_are_found_and_typed_columns_are_not(tmp_path)
     assert f.category == "host_bound" and "holding float x2, int x1" in f.title
     assert 20 < f.est_gain_pct < 100
     assert "object_numbers" not in found(profile_script(tmp_path, FRAME.format(conv=""), "typed"))
+
+
+PER_KEY = """
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({{"k": rng.integers(0, 300, 200_000), "v": rng.random(200_000)}})
+
+    def main():
+        {body}
+
+    result = main()
+"""
+MASKED = """out = []
+        for key in range(300):
+            sub = df[df["k"] == key]
+            out.append(float(sub["v"].sum()))
+        return out"""
+GROUPED = """out = []
+        for key, sub in df.groupby("k"):
+            out.append(float(sub["v"].sum()))
+        return out"""
+
+
+def test_a_mask_per_key_is_found_and_groupby_is_not(tmp_path):
+    f = found(profile_script(tmp_path, PER_KEY.format(body=MASKED), "masked"), )["scan_per_key"]
+    assert f.category == "redundant" and "df (200,000 rows) masked 300 times" in f.title
+    assert 30 < f.est_gain_pct < 100
+    assert "scan_per_key" not in found(profile_script(tmp_path, PER_KEY.format(body=GROUPED), "grouped"))

@@ -8,7 +8,8 @@ sees only the line's time:
   broadcast written out to memory, then read again by every line that uses it;
 * ``strided_gather``: rows gathered from a column-major (Fortran-order) array: every element of a row
   lies in its own cache line;
-* ``object_numbers``: numbers held in object-dtype columns or arrays: each element a Python object.
+* ``object_numbers``: numbers held in object-dtype columns or arrays: each element a Python object;
+* ``scan_per_key``: a mask over a whole table per key in a loop, where one grouping pass would do.
 
 Gains reason from bytes: memory-bound array work takes time in proportion to the bytes it moves, so a
 line's time is scaled by the share of its bytes the fix removes (replayed). Lines without samples
@@ -250,5 +251,44 @@ def object_numbers(ctx, th):
     f = _finding_from_lines(ctx, th, "object_numbers", "host_bound", flagged, title, sugg,
                             f" (numeric-object share of each line's time at 1/{speed:g})",
                             {"expected_speedup": speed})
+    if f is not None:
+        yield f
+
+
+def scan_per_key(ctx, th):
+    """A line run ``min_runs`` times or more that selects from the same large table or array with a mask
+    compared from it (``df[df["k"] == key]``, ``x[labels == k]`` in a loop over keys): every run compares
+    and scans all rows to keep a few, so the loop does rows x keys work where one grouping pass
+    (groupby, np.argsort + np.split, np.bincount) does rows. Gain: the line's runs brought down to one
+    run's time (the grouping pass), replayed."""
+    la = line_arrays(ctx)
+    if la.empty:
+        return
+    flagged = []
+    for rec in la.to_dict("records"):
+        rows = rec["rows"]
+        if len(rows) < th["min_runs"]:
+            continue
+        hit = [o for o in rec["operands"] if o.get("role") == "in" and o.get("indexed") == "mask"
+               and o.get("same_object") and o["shape"][0] >= th["min_rows"]]
+        if not hit:
+            continue
+        o = max(hit, key=lambda o: o["shape"][0])
+        total = float(ctx.dur[rows].sum())
+        one = float(np.median(ctx.dur[rows]))
+        flagged.append((rec, max(0.0, 1.0 - one / max(total, 1.0)),
+                        f"{o['name']} ({o['shape'][0]:,} rows) masked {len(rows):,} times"))
+    if not flagged:
+        return
+
+    def title(first, t):
+        return (f"Line {_where(first[0]['file_line'])} scans the whole table once per key: {first[2]}, "
+                f"{F.ns(t)} ({pct(t, ctx.wall):.0f}% of end-to-end)")
+
+    sugg = ("Group once instead of masking per key: df.groupby('k').agg(...) (or for k, sub in df.groupby('k')), "
+            "np.argsort(labels) + np.split, np.bincount(labels, weights=x) / np.add.at; each costs one pass over the "
+            "rows instead of one per key.")
+    f = _finding_from_lines(ctx, th, "scan_per_key", "redundant", flagged, title, sugg,
+                            " (each line's runs at one run's time: one grouping pass)", {"min_runs": th["min_runs"]})
     if f is not None:
         yield f

@@ -176,6 +176,10 @@ RULES: tuple[Rule, ...] = (
          arrays.object_numbers, {"expected_speedup": 8.0, "min_rows": 1000, "min_pct": 5.0},
          "pandas docs (object dtype holds Python objects; infer_objects, to_numeric); measured here (pandas 2, 3e5 "
          "rows, one thread): object vs float64 Series *, sum, <, clip 10-14x, groupby-sum 4.6x", METHOD_CP),
+    Rule("scan_per_key", "redundant", "A whole table masked once per key in a loop (df[df.k == key])",
+         arrays.scan_per_key, {"min_runs": 20, "min_rows": 10_000, "min_pct": 5.0},
+         "pandas docs, group by: split-apply-combine ('df.groupby' instead of selecting each group by a boolean "
+         "mask); the work is rows x keys against rows", METHOD_CP),
     Rule("hotspot", "hotspot", "Dominant op", compute.hotspot, {"min_pct": 30.0, "top": 2},
          "HTA kernel breakdown, Nsight cuda_gpu_kern_sum", ""),
     # -- roofline (analyze/efficiency): gains are measured time minus time at the roof ---------------
