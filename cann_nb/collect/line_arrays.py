@@ -32,6 +32,10 @@ SAMPLES = 2             # runs of each line described; the second also measures 
 MAX_LINES = 5_000       # distinct lines sampled per run: bounds the meta's size
 MAX_COLUMNS = 64        # object columns of a DataFrame whose values are looked at
 REPEAT_MIN_BYTES = 1 << 20   # new arrays checked for repeated rows (smaller ones cost little either way)
+_MATMUL_CALLS = {"dot", "matmul", "einsum", "tensordot", "inner", "vdot", "solve", "inv", "lstsq", "cholesky",
+                 "svd", "eigh", "eig", "qr", "multi_dot", "matrix_power"}
+_TRANSCENDENTAL_CALLS = {"exp", "expm1", "exp2", "log", "log1p", "log2", "log10", "tanh", "sinh", "cosh", "sin",
+                         "cos", "tan", "arctan", "arcsin", "arccos", "arctan2", "power", "erf", "sigmoid", "logaddexp"}
 _RANK = {"columns": 0, "rows": 1, "mask": 2}   # the strongest index kind of a name on a line wins
 _LOADS = {"LOAD_FAST", "LOAD_NAME", "LOAD_GLOBAL", "LOAD_DEREF", "LOAD_CLASSDEREF"}
 _STORES = {"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"}
@@ -45,7 +49,7 @@ class LineArrays:
         self.open: dict[int, tuple] = {}      # id(frame) -> the line sample open there (key, ids, roles, tracing)
         self._lines: dict[int, dict] = {}     # line key -> record
         self._names: dict[int, dict] = {}     # id(code) -> {lineno: {name: role}}
-        self._indexed: dict[str, dict] = {}   # filename -> {lineno: names subscripted there}
+        self._facts: dict[str, dict] = {}     # filename -> what its source says per line (_source_facts)
         self._codes: list = []                # keeps sampled code objects alive (their ids are keys)
         self._ours = False                    # tracemalloc started here (stopped at close)
         self._peaks: list[list[int]] = []     # lines measuring temporaries, outermost first
@@ -67,7 +71,10 @@ class LineArrays:
         if rec is None:
             rec = self._lines[key] = {"file_line": f"{code.co_filename}:{lineno}", "runs": 0, "operands": {}}
         rec["runs"] += 1
-        indexed = self._indexed_names(code.co_filename).get(lineno, {})
+        facts = self._source_facts(code.co_filename)
+        indexed = facts["indexed"].get(lineno, {})
+        if lineno in facts["work"]:
+            rec["work"] = facts["work"][lineno]
         ids = {}
         for name, role in roles.items():
             value = _resolve(frame, name)
@@ -181,10 +188,10 @@ class LineArrays:
             out.append(r)
         return out
 
-    def _indexed_names(self, filename: str) -> dict:
-        got = self._indexed.get(filename)
+    def _source_facts(self, filename: str) -> dict:
+        got = self._facts.get(filename)
         if got is None:
-            got = self._indexed[filename] = _subscripted(filename)
+            got = self._facts[filename] = _source_facts(filename)
         return got
 
 
@@ -274,18 +281,39 @@ def _repeated(value) -> str | None:
     return None
 
 
-def _subscripted(filename: str) -> dict[int, dict]:
-    """{line: {name: "rows" | "columns" | "mask"}}: the names indexed on each line of the file's source,
-    and whether the index selects along the first axis (``a[i]``, ``a[idx, :]``), keeps it whole
-    (``a[:, j]``), or is a mask compared from the object itself (``df[df["k"] == v]``); {} when the
-    source is unreadable."""
+def _source_facts(filename: str) -> dict:
+    """What the file's source says per line, from one parse ({} each when the source is unreadable):
+
+    * ``indexed``: {line: {name: "rows" | "columns" | "mask"}}: the names indexed there, and whether the
+      index selects along the first axis (``a[i]``, ``a[idx, :]``), keeps it whole (``a[:, j]``,
+      ``df["col"]``), or is a mask compared from the object itself (``df[df["k"] == v]``);
+    * ``work``: {line: ["matmul", "transcendental"]}: the compute-heavy kinds of call it makes (``a @ b``,
+      np.dot/einsum/linalg; np.exp/tanh/log/...), whose speed depends on the dtype's width.
+    """
+    out: dict = {"indexed": {}, "work": {}}
     src = "".join(linecache.getlines(filename))
     if not src:
-        return {}
+        return out
     try:
         tree = ast.parse(src)
     except (SyntaxError, ValueError):
-        return {}
+        return out
+    work: dict[int, set] = {}
+    for node in ast.walk(tree):
+        kind = None
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+            kind = "matmul"
+        elif isinstance(node, ast.Call):
+            fn = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
+            kind = "matmul" if fn in _MATMUL_CALLS else ("transcendental" if fn in _TRANSCENDENTAL_CALLS else None)
+        if kind:
+            work.setdefault(node.lineno, set()).add(kind)
+    out["work"] = {k: sorted(v) for k, v in work.items()}
+    out["indexed"] = _indexed(tree)
+    return out
+
+
+def _indexed(tree) -> dict[int, dict]:
     out: dict[int, dict] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):

@@ -8,7 +8,8 @@ from cann_nb.analyze import findings
 
 from .test_python_loops import profile_script
 
-RULES = {"array_temporaries", "repeated_rows", "strided_gather", "object_numbers", "scan_per_key"}
+RULES = {"array_temporaries", "repeated_rows", "strided_gather", "object_numbers", "scan_per_key",
+         "float64_arrays"}
 
 
 def found(prof):
@@ -152,3 +153,28 @@ def test_a_mask_per_key_is_found_and_groupby_is_not(tmp_path):
     assert f.category == "redundant" and "df (200,000 rows) masked 300 times" in f.title
     assert 30 < f.est_gain_pct < 100
     assert "scan_per_key" not in found(profile_script(tmp_path, PER_KEY.format(body=GROUPED), "grouped"))
+
+
+DENSE = """
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((300, 300)){conv}
+    b = rng.standard_normal((300, 300)){conv}
+
+    def main():
+        acc = np.zeros_like(a)
+        for _ in range(20):
+            acc = acc + np.tanh(a @ b)
+        return float(acc.sum())
+
+    result = main()
+"""
+
+
+def test_float64_matmuls_are_found_and_float32_ones_are_not(tmp_path):
+    f = found(profile_script(tmp_path, DENSE.format(conv=""), "f64"))["float64_arrays"]
+    assert f.category == "precision" and "matmul and transcendental on float64 acc (300, 300), a (300, 300), b (300, 300)" in f.title
+    assert 20 < f.est_gain_pct <= 50
+    conv = ".astype(np.float32)"
+    assert "float64_arrays" not in found(profile_script(tmp_path, DENSE.format(conv=conv), "f32"))

@@ -9,7 +9,8 @@ sees only the line's time:
 * ``strided_gather``: rows gathered from a column-major (Fortran-order) array: every element of a row
   lies in its own cache line;
 * ``object_numbers``: numbers held in object-dtype columns or arrays: each element a Python object;
-* ``scan_per_key``: a mask over a whole table per key in a loop, where one grouping pass would do.
+* ``scan_per_key``: a mask over a whole table per key in a loop, where one grouping pass would do;
+* ``float64_arrays``: numpy matmuls and transcendental functions in float64 (numpy's default).
 
 Gains reason from bytes: memory-bound array work takes time in proportion to the bytes it moves, so a
 line's time is scaled by the share of its bytes the fix removes (replayed). Lines without samples
@@ -290,5 +291,46 @@ def scan_per_key(ctx, th):
             "rows instead of one per key.")
     f = _finding_from_lines(ctx, th, "scan_per_key", "redundant", flagged, title, sugg,
                             " (each line's runs at one run's time: one grouping pass)", {"min_runs": th["min_runs"]})
+    if f is not None:
+        yield f
+
+
+def float64_arrays(ctx, th):
+    """Lines whose compute-heavy calls (matmul: ``@``, np.dot/einsum/linalg; transcendental: np.exp/
+    tanh/log/...) work on float64 arrays of ``min_bytes`` or more: numpy's default dtype, where float32 is
+    often enough for ML work. float32 halves the bytes and doubles the SIMD lanes and BLAS rate. Gain: those
+    lines at 1/expected_speedup (1/transcendental_speedup when they call transcendental functions only),
+    as the float64 rule does for framework ops."""
+    la = line_arrays(ctx)
+    if la.empty or "work" not in la:
+        return
+    flagged = []
+    for rec in la.to_dict("records"):
+        work = rec.get("work")
+        if not isinstance(work, list) or not work or not len(rec["rows"]):
+            continue
+        f64 = [o for o in rec["operands"] if o.get("role") == "in" and o.get("dtype") == "float64"
+               and o.get("kind") == "ndarray"]
+        if sum(o["nbytes"] for o in f64) < th["min_bytes"]:
+            continue
+        speed = th["expected_speedup"] if "matmul" in work else th["transcendental_speedup"]
+        names = ", ".join(f"{o['name']} {tuple(o['shape'])}" for o in f64[:3])
+        flagged.append((rec, 1.0 - 1.0 / speed, f"{' and '.join(work)} on float64 {names}"))
+    if not flagged:
+        return
+
+    def title(first, t):
+        return (f"float64 compute in {len(flagged)} line(s), e.g. line {_where(first[0]['file_line'])}: {first[2]}; "
+                f"{F.ns(t)} ({pct(t, ctx.wall):.0f}% of end-to-end)")
+
+    sugg = ("numpy computes in float64 by default. Where float32 is precise enough (ML features, weights, "
+            "activations), create or convert the arrays once: rng.standard_normal(..., dtype=np.float32), "
+            "np.asarray(x, dtype=np.float32), a.astype(np.float32); matmuls and transcendental functions then move "
+            "half the bytes at twice the SIMD width.")
+    f = _finding_from_lines(ctx, th, "float64_arrays", "precision", flagged, title, sugg,
+                            f" (matmul lines at 1/{th['expected_speedup']:g}, transcendental-only lines at "
+                            f"1/{th['transcendental_speedup']:g})",
+                            {"expected_speedup": th["expected_speedup"],
+                             "transcendental_speedup": th["transcendental_speedup"]})
     if f is not None:
         yield f

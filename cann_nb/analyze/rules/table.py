@@ -180,6 +180,12 @@ RULES: tuple[Rule, ...] = (
          arrays.scan_per_key, {"min_runs": 20, "min_rows": 10_000, "min_pct": 5.0},
          "pandas docs, group by: split-apply-combine ('df.groupby' instead of selecting each group by a boolean "
          "mask); the work is rows x keys against rows", METHOD_CP),
+    Rule("float64_arrays", "precision", "numpy matmuls and transcendental functions in float64",
+         arrays.float64_arrays, {"min_bytes": 1 << 20, "expected_speedup": 2.0, "transcendental_speedup": 2.0,
+                                 "min_pct": 5.0},
+         "[F6] as float64: half the bytes, twice the SIMD lanes; numpy's default dtype is float64. 2x is the "
+         "width's share only: measured here in isolation (one thread) float32 was 4.7x on a 600^2 matmul, 2.9-13x "
+         "on exp/log/tanh, so this is a lower bound", METHOD_CP),
     Rule("hotspot", "hotspot", "Dominant op", compute.hotspot, {"min_pct": 30.0, "top": 2},
          "HTA kernel breakdown, Nsight cuda_gpu_kern_sum", ""),
     # -- roofline (analyze/efficiency): gains are measured time minus time at the roof ---------------
