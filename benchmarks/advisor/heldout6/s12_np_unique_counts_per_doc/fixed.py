@@ -1,0 +1,25 @@
+import numpy as np
+
+rng = np.random.default_rng(0)
+DOCS, VOCAB = 1000, 6000
+# skewed word frequencies: low ids are common words
+corpus = [(VOCAB * rng.random(int(rng.integers(8_000, 16_000))) ** 3).astype(np.int64) for _ in range(DOCS)]
+
+
+def term_counts(doc):
+    return np.bincount(doc, minlength=VOCAB).astype(float)
+
+
+def main():
+    tf = np.stack([term_counts(doc) for doc in corpus])
+    df = (tf > 0).sum(0)
+    idf = np.log((1 + DOCS) / (1 + df)) + 1.0
+    tfidf = np.log1p(tf) * idf
+    tfidf /= np.linalg.norm(tfidf, axis=1, keepdims=True)
+    sim = tfidf @ tfidf.T
+    np.fill_diagonal(sim, -1.0)
+    return np.concatenate([sim.argmax(1).astype(float), sim.max(1)])
+
+
+if __name__ == "__main__":
+    result = main()
