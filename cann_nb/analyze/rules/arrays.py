@@ -26,8 +26,8 @@ import pandas as pd
 
 from ... import formatting as F
 from ..line_arrays import line_arrays
-from .base import METHOD_CP, make_finding, pct
-from .compute import _factor_gain
+from .base import METHOD_CP, covered_ns, make_finding, pct
+from .compute import _factor_gain, _outer
 
 NUMBER_TYPES = {"int", "float", "bool", "complex", "Decimal", "Fraction"} | {
     f"{k}{b}" for k in ("int", "uint", "float", "complex") for b in (8, 16, 32, 64, 128)} | {"bool_"}
@@ -49,8 +49,6 @@ def _finding_from_lines(ctx, th, rule_id, category, lines: list[tuple], title_of
     rows = np.concatenate([rec["rows"] for rec, _, _ in lines]) if lines else np.empty(0, dtype=np.int64)
     if not len(rows):
         return None
-    from .base import covered_ns
-    from .compute import _outer
     factor = np.ones(ctx.n)
     for rec, frac, _ in lines:
         factor[rec["rows"]] = 1.0 - frac
