@@ -216,6 +216,7 @@ def custom_metrics(profile) -> dict:
 def analyses(profile) -> dict:
     """Every analysis at once, as DataFrames/dicts (for notebooks, reports and widgets)."""
     from . import breakdown, critical_path, devices, memory, patterns, steps, timeline
+    from .line_arrays import line_arrays_table
     return {
         "summary": summary(profile),
         "hotspots": hotspot_table(profile),
@@ -244,5 +245,6 @@ def analyses(profile) -> dict:
         "device_sequences": patterns.frequent_sequences(profile, level="device"),
         "elementwise_chains": patterns.elementwise_chains(profile),
         "idioms": patterns.idioms(profile),
+        "line_arrays": line_arrays_table(profile),
         "findings": findings(profile),
     }

@@ -57,3 +57,24 @@ def traced_run_excess(ctx) -> np.ndarray:
         others = np.delete(ctx.dur[rows], k)
         extra[rows[k]] = max(0.0, float(ctx.dur[rows[k]]) - float(np.median(others)))
     return extra
+
+
+def line_arrays_table(profile) -> pd.DataFrame:
+    """For users: one row per sampled line or function, with its time in the profile and the arrays it
+    touched (``name kind shape dtype order``), largest time first."""
+    from .context import context
+    ctx = context(profile)
+    la = line_arrays(ctx)
+    cols = ["file_line", "scope", "spans", "time_ns", "in_bytes", "kept_bytes", "temporaries_bytes", "work", "operands"]
+    if la.empty:
+        return pd.DataFrame(columns=cols)
+    out = pd.DataFrame({
+        "file_line": la["file_line"], "scope": la["scope"],
+        "spans": [len(r) for r in la["rows"]],
+        "time_ns": [int(ctx.dur[r].sum()) for r in la["rows"]],
+        "in_bytes": la["in_bytes"], "kept_bytes": la["kept_bytes"], "temporaries_bytes": la["temporaries_bytes"],
+        "work": [", ".join(w) if isinstance(w, list) else "" for w in la["work"]],
+        "operands": ["; ".join(f"{o['name']} {o['kind']} {tuple(o['shape'])} {o['dtype']} {o['order']}"
+                               for o in ops) for ops in la["operands"]],
+    })
+    return out.sort_values("time_ns", ascending=False, kind="stable").reset_index(drop=True)

@@ -178,3 +178,34 @@ def test_float64_matmuls_are_found_and_float32_ones_are_not(tmp_path):
     assert 20 < f.est_gain_pct <= 50
     conv = ".astype(np.float32)"
     assert "float64_arrays" not in found(profile_script(tmp_path, DENSE.format(conv=conv), "f32"))
+
+
+def test_the_sampled_arrays_are_a_table_for_users(tmp_path):
+    from cann_nb.analyze import analyses
+    from cann_nb.analyze.line_arrays import line_arrays_table
+
+    prof = profile_script(tmp_path, KMEANS.format(body=BROADCAST), "table")
+    t = line_arrays_table(prof)
+    assert t.iloc[0]["file_line"].endswith("table.py:14")   # the caller's line holds the callee's time
+    line = t[t["file_line"].str.endswith("table.py:9") & (t["scope"] == "line")].iloc[0]
+    assert line["spans"] == 8 and line["temporaries_bytes"] >= 6000 * 40 * 16 * 8
+    assert "x ndarray (6000, 16) float64 C" in line["operands"]
+    assert (t["time_ns"].diff().dropna() <= 0).all()
+    assert analyses(prof)["line_arrays"].equals(t)
+
+
+def test_the_run_measured_under_tracemalloc_is_charged_as_recording_cost(tmp_path):
+    import numpy as np
+
+    from cann_nb.analyze.context import context
+    from cann_nb.analyze.line_arrays import line_arrays
+
+    ctx = context(profile_script(tmp_path, KMEANS.format(body=BROADCAST), "charged"))
+    la = line_arrays(ctx)
+    rec = la[la["file_line"].str.endswith("charged.py:9") & (la["scope"] == "line")].iloc[0]
+    rows, k = rec["rows"], int(rec["traced_run"])
+    assert k == 1 and len(rows) == 8
+    excess = max(0.0, ctx.dur[rows[k]] - float(np.median(np.delete(ctx.dur[rows], k))))
+    others = np.delete(rows, k)
+    # the traced run pays its excess on top of what any run of the line is charged
+    assert ctx.recording_cost[rows[k]] >= excess + ctx.recording_cost[others].min() - 1
