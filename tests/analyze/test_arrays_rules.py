@@ -200,7 +200,8 @@ def test_the_run_measured_under_tracemalloc_is_charged_as_recording_cost(tmp_pat
     from cann_nb.analyze.context import context
     from cann_nb.analyze.line_arrays import line_arrays
 
-    ctx = context(profile_script(tmp_path, KMEANS.format(body=BROADCAST), "charged"))
+    prof = profile_script(tmp_path, KMEANS.format(body=BROADCAST), "charged")
+    ctx = context(prof)
     la = line_arrays(ctx)
     rec = la[la["file_line"].str.endswith("charged.py:9") & (la["scope"] == "line")].iloc[0]
     rows, k = rec["rows"], int(rec["traced_run"])
