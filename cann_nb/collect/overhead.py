@@ -23,6 +23,7 @@ from .environment import read_cache, this_machine_key, write_cache
 
 ROUNDS = 15
 VERSION = 2                # of the method: a cached figure from another method is measured again
+PYTHON_HOOKS = 2           # revision of the Python tracer's hooks (their cost is the figure): 2 added line sampling
 TORCH_ITERS = 500          # 2,000 op events per round (the index loop): short rounds, more of them undisturbed
 PYTHON_ITERS = 2_000       # ~24,000 tracer records per round
 
@@ -144,7 +145,8 @@ def loop(n, v):
 def python_cost() -> dict:
     """{"ns_per_record": ..., "per": "tracer record"} for collect/python_tracer.py on this machine."""
     import sys
-    return _cached(f"v{VERSION} python {sys.version.split()[0]} | {this_machine_key()} | tracer", _measure_python)
+    return _cached(f"v{VERSION}.{PYTHON_HOOKS} python {sys.version.split()[0]} | {this_machine_key()} | tracer",
+                   _measure_python)
 
 
 def _measure_python() -> dict:
