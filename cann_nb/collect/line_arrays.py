@@ -6,7 +6,7 @@ which memory order, how large the temporaries) is what lets the advisor reason f
 first ``SAMPLES`` runs of each distinct user line, the tracer's line hook calls ``begin()`` before the
 line's start is recorded and ``end()`` after its end, so neither is timed as the line's:
 
-* the names the line's bytecode loads or stores, resolved in the frame and described when they hold a
+* the names the line loads or stores (from its source), resolved in the frame and described when they hold a
   numpy array or a pandas Series/DataFrame: shape, dtype, bytes, memory order, whether the line indexes
   them (``a[idx]``), and the Python type an object column holds;
 * on the second run, the bytes the line allocates and frees again before it ends (its temporaries),
@@ -21,7 +21,6 @@ Cost: one dict lookup per traced line; a sampled run some microseconds plus its 
 from __future__ import annotations
 
 import ast
-import dis
 import linecache
 import tracemalloc
 
@@ -37,8 +36,6 @@ _MATMUL_CALLS = {"dot", "matmul", "einsum", "tensordot", "inner", "vdot", "solve
 _TRANSCENDENTAL_CALLS = {"exp", "expm1", "exp2", "log", "log1p", "log2", "log10", "tanh", "sinh", "cosh", "sin",
                          "cos", "tan", "arctan", "arcsin", "arccos", "arctan2", "power", "erf", "sigmoid", "logaddexp"}
 _RANK = {"columns": 0, "rows": 1, "mask": 2}   # the strongest index kind of a name on a line wins
-_LOADS = {"LOAD_FAST", "LOAD_NAME", "LOAD_GLOBAL", "LOAD_DEREF", "LOAD_CLASSDEREF"}
-_STORES = {"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"}
 
 
 class LineArrays:
@@ -48,9 +45,7 @@ class LineArrays:
         self.counts: dict[int, int] = {}      # line key -> runs sampled so far
         self.open: dict[int, tuple] = {}      # id(frame) -> the line sample open there (key, ids, roles, tracing)
         self._lines: dict[int, dict] = {}     # line key -> record
-        self._names: dict[int, dict] = {}     # id(code) -> {lineno: {name: role}}
         self._facts: dict[str, dict] = {}     # filename -> what its source says per line (_source_facts)
-        self._codes: list = []                # keeps sampled code objects alive (their ids are keys)
         self._ours = False                    # tracemalloc started here (stopped at close)
         self._peaks: list[list[int]] = []     # lines measuring temporaries, outermost first
 
@@ -62,16 +57,12 @@ class LineArrays:
             self.counts[key] = SAMPLES
             return
         code, lineno = frame.f_code, frame.f_lineno
-        names = self._names.get(id(code))
-        if names is None:
-            names = self._names[id(code)] = _names_by_line(code)
-            self._codes.append(code)
-        roles = names.get(lineno) or {}
+        facts = self._source_facts(code.co_filename)
+        roles = facts["names"].get(lineno) or {}
         rec = self._lines.get(key)
         if rec is None:
             rec = self._lines[key] = {"file_line": f"{code.co_filename}:{lineno}", "runs": 0, "operands": {}}
         rec["runs"] += 1
-        facts = self._source_facts(code.co_filename)
         indexed = facts["indexed"].get(lineno, {})
         if lineno in facts["work"]:
             rec["work"] = facts["work"][lineno]
@@ -245,24 +236,6 @@ def describe(value) -> dict | None:
     return None
 
 
-def _names_by_line(code) -> dict[int, dict[str, str]]:
-    """{line: {name: "in" | "out" | "inout"}} from a code object's bytecode (nested code objects are
-    their own frames, sampled when they run)."""
-    out: dict[int, dict[str, str]] = {}
-    for ins in dis.get_instructions(code):
-        pos = ins.positions
-        line = pos.lineno if pos is not None else None
-        if line is None or not isinstance(ins.argval, str):
-            continue
-        role = "in" if ins.opname in _LOADS else ("out" if ins.opname in _STORES else None)
-        if role is None:
-            continue
-        names = out.setdefault(line, {})
-        was = names.get(ins.argval)
-        names[ins.argval] = role if was in (None, role) else "inout"
-    return out
-
-
 def _repeated(value) -> str | None:
     """"rows" or "columns" when a new 2-D array of MiB is one row (column) repeated: a broadcast
     materialised (np.tile, np.repeat); checked on the first, middle and last row (column)."""
@@ -282,15 +255,17 @@ def _repeated(value) -> str | None:
 
 
 def _source_facts(filename: str) -> dict:
-    """What the file's source says per line, from one parse ({} each when the source is unreadable):
+    """What the file's source says per line, from one parse and one walk ({} each when the source is
+    unreadable: then no line of that file is described):
 
+    * ``names``: {line: {name: "in" | "out" | "inout"}}: the names the line loads and stores;
     * ``indexed``: {line: {name: "rows" | "columns" | "mask"}}: the names indexed there, and whether the
       index selects along the first axis (``a[i]``, ``a[idx, :]``), keeps it whole (``a[:, j]``,
       ``df["col"]``), or is a mask compared from the object itself (``df[df["k"] == v]``);
     * ``work``: {line: ["matmul", "transcendental"]}: the compute-heavy kinds of call it makes (``a @ b``,
       np.dot/einsum/linalg; np.exp/tanh/log/...), whose speed depends on the dtype's width.
     """
-    out: dict = {"indexed": {}, "work": {}}
+    out: dict = {"names": {}, "indexed": {}, "work": {}}
     src = "".join(linecache.getlines(filename))
     if not src:
         return out
@@ -298,35 +273,38 @@ def _source_facts(filename: str) -> dict:
         tree = ast.parse(src)
     except (SyntaxError, ValueError):
         return out
-    work: dict[int, set] = {}
+    names, indexed, work = out["names"], out["indexed"], {}
     for node in ast.walk(tree):
-        kind = None
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
-            kind = "matmul"
+        if isinstance(node, ast.Name):
+            role = "in" if isinstance(node.ctx, ast.Load) else ("out" if isinstance(node.ctx, ast.Store) else None)
+            if role:
+                line = names.setdefault(node.lineno, {})
+                was = line.get(node.id)
+                line[node.id] = role if was in (None, role) else "inout"
+        elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
+            kind = _index_kind(node)
+            line = indexed.setdefault(node.lineno, {})
+            if _RANK[kind] > _RANK.get(line.get(node.value.id), -1):   # df[df["k"] == v] is a mask
+                line[node.value.id] = kind
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+            work.setdefault(node.lineno, set()).add("matmul")
         elif isinstance(node, ast.Call):
             fn = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
             kind = "matmul" if fn in _MATMUL_CALLS else ("transcendental" if fn in _TRANSCENDENTAL_CALLS else None)
-        if kind:
-            work.setdefault(node.lineno, set()).add(kind)
+            if kind:
+                work.setdefault(node.lineno, set()).add(kind)
     out["work"] = {k: sorted(v) for k, v in work.items()}
-    out["indexed"] = _indexed(tree)
     return out
 
 
-def _indexed(tree) -> dict[int, dict]:
-    out: dict[int, dict] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
-            name = node.value.id
-            first = node.slice.elts[0] if isinstance(node.slice, ast.Tuple) and node.slice.elts else node.slice
-            whole = isinstance(first, ast.Slice) and first.lower is None and first.upper is None and first.step is None
-            label = isinstance(first, ast.Constant) and isinstance(first.value, str)   # df["col"]
-            kind = "columns" if whole or label else "rows"
-            # a boolean mask computed from the same object: every element compared, then selected
-            if any(isinstance(c, ast.Compare) and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(c))
-                   for c in ast.walk(node.slice)):
-                kind = "mask"
-            line = out.setdefault(node.lineno, {})
-            if _RANK[kind] > _RANK.get(line.get(name), -1):   # df[df["k"] == v] is a mask, not a column access
-                line[name] = kind
-    return out
+def _index_kind(node) -> str:
+    """How ``name[...]`` indexes: "mask" (a comparison involving the name itself), "columns" (a whole
+    first axis, or a label string) or "rows"."""
+    name = node.value.id
+    if any(isinstance(c, ast.Compare) and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(c))
+           for c in ast.walk(node.slice)):
+        return "mask"
+    first = node.slice.elts[0] if isinstance(node.slice, ast.Tuple) and node.slice.elts else node.slice
+    whole = isinstance(first, ast.Slice) and first.lower is None and first.upper is None and first.step is None
+    label = isinstance(first, ast.Constant) and isinstance(first.value, str)   # df["col"]
+    return "columns" if whole or label else "rows"
