@@ -21,6 +21,7 @@ Cost: one dict lookup per traced line; a sampled run some microseconds plus its 
 from __future__ import annotations
 
 import ast
+import bisect
 import linecache
 import tracemalloc
 
@@ -45,7 +46,7 @@ class LineArrays:
         self.counts: dict[int, int] = {}      # line key -> runs sampled so far
         self.open: dict[int, tuple] = {}      # id(frame) -> the line sample open there (key, ids, roles, tracing)
         self._lines: dict[int, dict] = {}     # line key -> record
-        self._facts: dict[str, dict] = {}     # filename -> what its source says per line (_source_facts)
+        self._sources: dict[str, SourceFacts] = {}   # filename -> what its source says per line
         self._ours = False                    # tracemalloc started here (stopped at close)
         self._peaks: list[list[int]] = []     # lines measuring temporaries, outermost first
 
@@ -57,15 +58,13 @@ class LineArrays:
             self.counts[key] = SAMPLES
             return
         code, lineno = frame.f_code, frame.f_lineno
-        facts = self._source_facts(code.co_filename)
-        roles = facts["names"].get(lineno) or {}
+        roles, indexed, work = self._source(code.co_filename).line(lineno)
         rec = self._lines.get(key)
         if rec is None:
             rec = self._lines[key] = {"file_line": f"{code.co_filename}:{lineno}", "runs": 0, "operands": {}}
         rec["runs"] += 1
-        indexed = facts["indexed"].get(lineno, {})
-        if lineno in facts["work"]:
-            rec["work"] = facts["work"][lineno]
+        if work:
+            rec["work"] = work
         ids = {}
         for name, role in roles.items():
             value = _resolve(frame, name)
@@ -179,10 +178,10 @@ class LineArrays:
             out.append(r)
         return out
 
-    def _source_facts(self, filename: str) -> dict:
-        got = self._facts.get(filename)
+    def _source(self, filename: str) -> "SourceFacts":
+        got = self._sources.get(filename)
         if got is None:
-            got = self._facts[filename] = _source_facts(filename)
+            got = self._sources[filename] = SourceFacts(filename)
         return got
 
 
@@ -254,47 +253,99 @@ def _repeated(value) -> str | None:
     return None
 
 
-def _source_facts(filename: str) -> dict:
-    """What the file's source says per line, from one parse and one walk ({} each when the source is
-    unreadable: then no line of that file is described):
+class SourceFacts:
+    """What a file's source says about a line (its statement, parsed once per file; a line's facts are
+    worked out when it is first sampled, from its own statement only):
 
-    * ``names``: {line: {name: "in" | "out" | "inout"}}: the names the line loads and stores;
-    * ``indexed``: {line: {name: "rows" | "columns" | "mask"}}: the names indexed there, and whether the
-      index selects along the first axis (``a[i]``, ``a[idx, :]``), keeps it whole (``a[:, j]``,
-      ``df["col"]``), or is a mask compared from the object itself (``df[df["k"] == v]``);
-    * ``work``: {line: ["matmul", "transcendental"]}: the compute-heavy kinds of call it makes (``a @ b``,
+    * names: {name: "in" | "out" | "inout"}, the names the statement loads and stores;
+    * indexed: {name: "rows" | "columns" | "mask"}, the names indexed there, and whether the index selects
+      along the first axis (``a[i]``, ``a[idx, :]``), keeps it whole (``a[:, j]``, ``df["col"]``), or is a
+      mask compared from the object itself (``df[df["k"] == v]``);
+    * work: ["matmul", "transcendental"], the compute-heavy kinds of call it makes (``a @ b``,
       np.dot/einsum/linalg; np.exp/tanh/log/...), whose speed depends on the dtype's width.
+
+    A compound statement (for, if, with, def) counts its header only. An unreadable source says nothing:
+    no line of that file is described.
     """
-    out: dict = {"names": {}, "indexed": {}, "work": {}}
-    src = "".join(linecache.getlines(filename))
-    if not src:
-        return out
-    try:
-        tree = ast.parse(src)
-    except (SyntaxError, ValueError):
-        return out
-    names, indexed, work = out["names"], out["indexed"], {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
-            role = "in" if isinstance(node.ctx, ast.Load) else ("out" if isinstance(node.ctx, ast.Store) else None)
-            if role:
-                line = names.setdefault(node.lineno, {})
-                was = line.get(node.id)
-                line[node.id] = role if was in (None, role) else "inout"
-        elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
-            kind = _index_kind(node)
-            line = indexed.setdefault(node.lineno, {})
-            if _RANK[kind] > _RANK.get(line.get(node.value.id), -1):   # df[df["k"] == v] is a mask
-                line[node.value.id] = kind
-        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
-            work.setdefault(node.lineno, set()).add("matmul")
-        elif isinstance(node, ast.Call):
-            fn = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
-            kind = "matmul" if fn in _MATMUL_CALLS else ("transcendental" if fn in _TRANSCENDENTAL_CALLS else None)
-            if kind:
-                work.setdefault(node.lineno, set()).add(kind)
-    out["work"] = {k: sorted(v) for k, v in work.items()}
-    return out
+
+    _BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
+
+    def __init__(self, filename: str):
+        self._stmts: list = []
+        self._cache: dict[int, tuple] = {}
+        src = "".join(linecache.getlines(filename))
+        try:
+            tree = ast.parse(src) if src else None
+        except (SyntaxError, ValueError):
+            tree = None
+        if tree is not None:
+            self._collect(tree.body)
+            self._stmts.sort(key=lambda st: st.lineno)   # pre-order is already sorted but for decorators
+            self._starts = [st.lineno for st in self._stmts]
+
+    def _collect(self, body) -> None:
+        for st in body:
+            if not isinstance(st, ast.AST):
+                continue
+            if isinstance(st, ast.stmt):
+                self._stmts.append(st)
+            for field in self._BODIES:
+                sub = getattr(st, field, None)
+                if isinstance(sub, list):
+                    self._collect(sub)
+
+    def line(self, lineno: int) -> tuple[dict, dict, list]:
+        got = self._cache.get(lineno)
+        if got is None:
+            got = self._cache[lineno] = self._facts(self._statements(lineno))
+        return got
+
+    def _statements(self, lineno: int) -> list:
+        """The innermost statement spanning the line (children start after their parent), with the others
+        that start on the same line and span it (``a = f(x); b = g(a)``, ``if c: y = h(c)``)."""
+        if not self._stmts:
+            return []
+        k = bisect.bisect_right(self._starts, lineno) - 1
+        found: list = []
+        while k >= 0:
+            st = self._stmts[k]
+            if found and st.lineno != found[0].lineno:
+                break
+            if st.lineno <= lineno <= (st.end_lineno or st.lineno):
+                found.append(st)
+            k -= 1
+        return found
+
+    def _facts(self, stmts: list) -> tuple[dict, dict, list]:
+        names: dict[str, str] = {}
+        indexed: dict[str, str] = {}
+        work: set = set()
+        roots = []
+        for st in stmts:
+            roots += [v for f, v in ast.iter_fields(st) if f not in self._BODIES] if hasattr(st, "body") else [st]
+            if isinstance(st, ast.AugAssign) and isinstance(st.target, ast.Name):
+                names[st.target.id] = "inout"   # x += y reads x too (in place: the same object after)
+        for root in roots:
+            for node in (n for r in (root if isinstance(root, list) else [root]) if isinstance(r, ast.AST)
+                         for n in ast.walk(r)):
+                if isinstance(node, ast.Name):
+                    role = "in" if isinstance(node.ctx, ast.Load) else ("out" if isinstance(node.ctx, ast.Store) else None)
+                    if role and names.get(node.id) != "inout":
+                        was = names.get(node.id)
+                        names[node.id] = role if was in (None, role) else "inout"
+                elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
+                    kind = _index_kind(node)
+                    if _RANK[kind] > _RANK.get(indexed.get(node.value.id), -1):   # df[df["k"] == v] is a mask
+                        indexed[node.value.id] = kind
+                elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+                    work.add("matmul")
+                elif isinstance(node, ast.Call):
+                    fn = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
+                    if fn in _MATMUL_CALLS:
+                        work.add("matmul")
+                    elif fn in _TRANSCENDENTAL_CALLS:
+                        work.add("transcendental")
+        return names, indexed, sorted(work)
 
 
 def _index_kind(node) -> str:

@@ -106,3 +106,26 @@ def test_an_object_that_raises_when_described_is_reported_not_raised(tmp_path):
     prof = profile_script(tmp_path, src, "odd")
     errors = [e for r in prof.meta["collectors"]["python"]["line_arrays"] for e in r.get("errors", [])]
     assert any("Odd: RuntimeError: no flags here" in e for e in errors)
+
+
+def test_source_facts_read_each_line_from_its_own_statement(tmp_path):
+    from cann_nb.collect.line_arrays import SourceFacts
+
+    path = tmp_path / "facts.py"
+    path.write_text(
+        "import numpy as np\n"                                   # 1
+        "for i in range(len(df)):\n"                             # 2: the header only
+        "    sub = df[df['k'] == i]; acc += np.exp(sub.v) @ w\n"  # 3: two statements
+        "y = (a[:, 0] +\n"                                       # 4: a statement over two lines
+        "     b[idx])\n"                                         # 5
+    )
+    facts = SourceFacts(str(path))
+    names, indexed, work = facts.line(2)
+    assert names == {"i": "out", "range": "in", "len": "in", "df": "in"} and work == []
+    names, indexed, work = facts.line(3)
+    assert names["acc"] == "inout" and names["sub"] == "inout" and names["w"] == "in"
+    assert indexed == {"df": "mask"} and work == ["matmul", "transcendental"]
+    for line in (4, 5):
+        names, indexed, _ = facts.line(line)
+        assert indexed == {"a": "columns", "b": "rows"} and names["y"] == "out"
+    assert SourceFacts(str(tmp_path / "missing.py")).line(1) == ({}, {}, [])
