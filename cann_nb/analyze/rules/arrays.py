@@ -44,11 +44,12 @@ def _where(file_line: str) -> str:
 
 
 def _finding_from_lines(ctx, th, rule_id, category, lines: list[tuple], title_of, suggestion, method, evidence):
-    """lines: (line record, removable fraction of its time, description). Outer spans only: a line whose
-    function's lines are flagged too is counted through them."""
+    """[the Finding] for the flagged lines, or [] when none is flagged or their removable time is under
+    ``min_pct``. lines: (line record, removable fraction of its time, description). Outer spans only: a
+    line whose function's lines are flagged too is counted through them."""
     rows = np.concatenate([rec["rows"] for rec, _, _ in lines]) if lines else np.empty(0, dtype=np.int64)
     if not len(rows):
-        return None
+        return []
     factor = np.ones(ctx.n)
     for rec, frac, _ in lines:
         factor[rec["rows"]] = 1.0 - frac
@@ -56,16 +57,16 @@ def _finding_from_lines(ctx, th, rule_id, category, lines: list[tuple], title_of
     t = covered_ns(ctx, outer)
     removable = float(sum(float(ctx.dur[rec["rows"]].sum()) * frac for rec, frac, _ in lines))
     if pct(removable, ctx.wall_without_recording) < th["min_pct"]:
-        return None
+        return []
     gain, conf = _factor_gain(ctx, outer, factor)
     lines = sorted(lines, key=lambda x: -float(ctx.dur[x[0]["rows"]].sum()) * x[1])
     first = lines[0]
     evidence = dict(evidence, time_ns=t, lines=[
         {"line": rec["file_line"], "runs": int(len(rec["rows"])), "time_ns": float(ctx.dur[rec["rows"]].sum()),
          "removable_share": round(frac, 3), "what": what} for rec, frac, what in lines[:5]])
-    return make_finding(ctx, rule_id, category, title_of(first, t), evidence=evidence,
-                        ops=[_source(ctx, rec["rows"]) for rec, _, _ in lines[:3]], suggestion=suggestion,
-                        gain_ns=gain, method=METHOD_CP + method, confidence=conf * 0.6, rows=outer, affected_ns=t)
+    return [make_finding(ctx, rule_id, category, title_of(first, t), evidence=evidence,
+                         ops=[_source(ctx, rec["rows"]) for rec, _, _ in lines[:3]], suggestion=suggestion,
+                         gain_ns=gain, method=METHOD_CP + method, confidence=conf * 0.6, rows=outer, affected_ns=t)]
 
 
 def _innermost(ctx, flagged: list[tuple]) -> list[tuple]:
@@ -112,11 +113,9 @@ def array_temporaries(ctx, th):
             "x[:, None, :] - c[None, :, :] builds the whole outer shape). Reformulate so the large intermediate is "
             "never built (pairwise distances as |x|^2 - 2 x.c + |c|^2 with a matmul, np.einsum, "
             "scipy.spatial.distance.cdist), process in chunks that fit in cache, or reuse buffers with out=.")
-    f = _finding_from_lines(ctx, th, "array_temporaries", "memory", flagged, title, sugg,
+    yield from _finding_from_lines(ctx, th, "array_temporaries", "memory", flagged, title, sugg,
                             " (each line's time scaled by the share of its bytes that are not temporaries)",
                             {"min_bytes": th["min_bytes"], "min_ratio": th["min_ratio"]})
-    if f is not None:
-        yield f
 
 
 def repeated_rows(ctx, th):
@@ -161,11 +160,9 @@ def repeated_rows(ctx, th):
     sugg = ("Let broadcasting stretch the vector instead of copying it out to the full shape: X - mu with mu of shape "
             "(D,) (or mu[None, :]) instead of X - np.tile(mu, (N, 1)); np.broadcast_to gives a read-only view "
             "without copying when a full-shape array is really needed.")
-    f = _finding_from_lines(ctx, th, "repeated_rows", "memory", flagged, title, sugg,
+    yield from _finding_from_lines(ctx, th, "repeated_rows", "memory", flagged, title, sugg,
                             " (the making lines removed; reading lines scaled by the repeated arrays' share of their bytes)",
                             {"arrays": {k: {"shape": list(v[0]), "bytes": v[1]} for k, v in made.items()}})
-    if f is not None:
-        yield f
 
 
 def strided_gather(ctx, th):
@@ -196,11 +193,9 @@ def strided_gather(ctx, th):
 
     sugg = ("Make the array row-major once, before the loop: np.ascontiguousarray(a) (DataFrame.to_numpy() of a "
             "frame of float columns, a.T and np.asfortranarray give column-major arrays); or index columns instead.")
-    f = _finding_from_lines(ctx, th, "strided_gather", "layout", flagged, title, sugg,
+    yield from _finding_from_lines(ctx, th, "strided_gather", "layout", flagged, title, sugg,
                             f" (each line's time scaled to itemsize / {line} B cache line)",
                             {"cache_line_bytes": line})
-    if f is not None:
-        yield f
 
 
 def _numeric_share(o: dict) -> float:
@@ -247,11 +242,9 @@ def object_numbers(ctx, th):
     sugg = ("Give numeric columns a numeric dtype once, where the data is loaded: pd.DataFrame(rows, columns=...) "
             "instead of np.array(rows, dtype=object), df.infer_objects(), pd.to_numeric(col) or "
             "df.astype({'amount': 'float64'}); keep strings as 'category' or 'string[pyarrow]'.")
-    f = _finding_from_lines(ctx, th, "object_numbers", "host_bound", flagged, title, sugg,
+    yield from _finding_from_lines(ctx, th, "object_numbers", "host_bound", flagged, title, sugg,
                             f" (numeric-object share of each line's time at 1/{speed:g})",
                             {"expected_speedup": speed})
-    if f is not None:
-        yield f
 
 
 def scan_per_key(ctx, th):
@@ -287,10 +280,8 @@ def scan_per_key(ctx, th):
     sugg = ("Group once instead of masking per key: df.groupby('k').agg(...) (or for k, sub in df.groupby('k')), "
             "np.argsort(labels) + np.split, np.bincount(labels, weights=x) / np.add.at; each costs one pass over the "
             "rows instead of one per key.")
-    f = _finding_from_lines(ctx, th, "scan_per_key", "redundant", flagged, title, sugg,
+    yield from _finding_from_lines(ctx, th, "scan_per_key", "redundant", flagged, title, sugg,
                             " (each line's runs at one run's time: one grouping pass)", {"min_runs": th["min_runs"]})
-    if f is not None:
-        yield f
 
 
 def float64_arrays(ctx, th):
@@ -325,10 +316,8 @@ def float64_arrays(ctx, th):
             "activations), create or convert the arrays once: rng.standard_normal(..., dtype=np.float32), "
             "np.asarray(x, dtype=np.float32), a.astype(np.float32); matmuls and transcendental functions then move "
             "half the bytes at twice the SIMD width.")
-    f = _finding_from_lines(ctx, th, "float64_arrays", "precision", flagged, title, sugg,
+    yield from _finding_from_lines(ctx, th, "float64_arrays", "precision", flagged, title, sugg,
                             f" (matmul lines at 1/{th['expected_speedup']:g}, transcendental-only lines at "
                             f"1/{th['transcendental_speedup']:g})",
                             {"expected_speedup": th["expected_speedup"],
                              "transcendental_speedup": th["transcendental_speedup"]})
-    if f is not None:
-        yield f
