@@ -14,6 +14,10 @@ What it records, for the thread that calls ``start()`` only:
   Python-level callback. Line tracing stops after ``LINE_BUDGET`` lines, which bounds its cost on a
   tight pure-Python loop; meta says when that happened.
 
+The line hook also samples the arrays each user line reads and writes on its first two runs, and a user
+function's arguments at its first call (collect/line_arrays.py; meta ``line_arrays``), between spans so
+that no line is timed with it.
+
 The hooks append one int32 identity code and one int64 ``perf_counter_ns`` per call/return into
 ``array`` buffers; everything else (pairing, filtering, naming, nesting) is vectorised in ``result()``.
 The buffer holds 2 x ``options.buffer_events`` records (a call and its return each); when it fills,
