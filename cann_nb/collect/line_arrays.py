@@ -31,6 +31,9 @@ import pandas as pd
 SAMPLES = 2             # runs of each line described; the second also measures its temporaries
 MAX_LINES = 5_000       # distinct lines sampled per run: bounds the meta's size
 MAX_COLUMNS = 64        # object columns of a DataFrame whose values are looked at
+# temporaries are measured only on lines reading this much: below it they rarely reach the rule's MiB, and
+# a tracemalloc session inside a loop of small arrays perturbed its later timing (a spurious growth finding)
+TRACE_MIN_BYTES = 64 << 10
 REPEAT_MIN_BYTES = 1 << 20   # new arrays checked for repeated rows (smaller ones cost little either way)
 _MATMUL_CALLS = {"dot", "matmul", "einsum", "tensordot", "inner", "vdot", "solve", "inv", "lstsq", "cholesky",
                  "svd", "eigh", "eig", "qr", "multi_dot", "matrix_power"}
@@ -52,7 +55,8 @@ class LineArrays:
 
     # -- called by the tracer's hooks ------------------------------------------------------------
     def begin(self, frame, key: int, run: int) -> None:
-        """The line ``key`` of ``frame`` (``line_key``) starts its ``run``-th sampled run (0-based)."""
+        """The line ``key`` of ``frame`` (id of its code + line number << 48, as the tracer's hook computes
+        it) starts its ``run``-th sampled run (0-based)."""
         self.counts[key] = run + 1
         if run == 0 and len(self._lines) >= MAX_LINES:
             self.counts[key] = SAMPLES
@@ -81,7 +85,8 @@ class LineArrays:
                     rec.setdefault("_first_ids", {})[name] = id(value)
                 elif name in rec.get("_first_ids", {}):   # the same object on every run: read again each time
                     first["same_object"] = rec["_first_ids"][name] == id(value)
-        tracing = run == 1 and bool(rec["operands"]) and self._trace_memory()
+        read = sum(d["nbytes"] for d in rec["operands"].values() if d["role"] == "in")
+        tracing = run == 1 and read >= TRACE_MIN_BYTES and self._trace_memory()
         if tracing:
             rec["traced_run"] = rec["runs"] - 1   # which of the line's spans, in start order
         self.open[id(frame)] = (key, ids, roles, tracing)

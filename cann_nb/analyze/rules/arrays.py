@@ -114,8 +114,8 @@ def array_temporaries(ctx, th):
             "never built (pairwise distances as |x|^2 - 2 x.c + |c|^2 with a matmul, np.einsum, "
             "scipy.spatial.distance.cdist), process in chunks that fit in cache, or reuse buffers with out=.")
     yield from _finding_from_lines(ctx, th, "array_temporaries", "memory", flagged, title, sugg,
-                            " (each line's time scaled by the share of its bytes that are not temporaries)",
-                            {"min_bytes": th["min_bytes"], "min_ratio": th["min_ratio"]})
+                                   " (each line's time scaled by the share of its bytes that are not temporaries)",
+                                   {"min_bytes": th["min_bytes"], "min_ratio": th["min_ratio"]})
 
 
 def repeated_rows(ctx, th):
@@ -161,8 +161,8 @@ def repeated_rows(ctx, th):
             "(D,) (or mu[None, :]) instead of X - np.tile(mu, (N, 1)); np.broadcast_to gives a read-only view "
             "without copying when a full-shape array is really needed.")
     yield from _finding_from_lines(ctx, th, "repeated_rows", "memory", flagged, title, sugg,
-                            " (the making lines removed; reading lines scaled by the repeated arrays' share of their bytes)",
-                            {"arrays": {k: {"shape": list(v[0]), "bytes": v[1]} for k, v in made.items()}})
+                                   " (the making lines removed; reading lines scaled by the repeated arrays' share of their bytes)",
+                                   {"arrays": {k: {"shape": list(v[0]), "bytes": v[1]} for k, v in made.items()}})
 
 
 def strided_gather(ctx, th):
@@ -194,8 +194,8 @@ def strided_gather(ctx, th):
     sugg = ("Make the array row-major once, before the loop: np.ascontiguousarray(a) (DataFrame.to_numpy() of a "
             "frame of float columns, a.T and np.asfortranarray give column-major arrays); or index columns instead.")
     yield from _finding_from_lines(ctx, th, "strided_gather", "layout", flagged, title, sugg,
-                            f" (each line's time scaled to itemsize / {line} B cache line)",
-                            {"cache_line_bytes": line})
+                                   f" (each line's time scaled to itemsize / {line} B cache line)",
+                                   {"cache_line_bytes": line})
 
 
 def _numeric_share(o: dict) -> float:
@@ -243,8 +243,8 @@ def object_numbers(ctx, th):
             "instead of np.array(rows, dtype=object), df.infer_objects(), pd.to_numeric(col) or "
             "df.astype({'amount': 'float64'}); keep strings as 'category' or 'string[pyarrow]'.")
     yield from _finding_from_lines(ctx, th, "object_numbers", "host_bound", flagged, title, sugg,
-                            f" (numeric-object share of each line's time at 1/{speed:g})",
-                            {"expected_speedup": speed})
+                                   f" (numeric-object share of each line's time at 1/{speed:g})",
+                                   {"expected_speedup": speed})
 
 
 def scan_per_key(ctx, th):
@@ -281,7 +281,7 @@ def scan_per_key(ctx, th):
             "np.argsort(labels) + np.split, np.bincount(labels, weights=x) / np.add.at; each costs one pass over the "
             "rows instead of one per key.")
     yield from _finding_from_lines(ctx, th, "scan_per_key", "redundant", flagged, title, sugg,
-                            " (each line's runs at one run's time: one grouping pass)", {"min_runs": th["min_runs"]})
+                                   " (each line's runs at one run's time: one grouping pass)", {"min_runs": th["min_runs"]})
 
 
 def float64_arrays(ctx, th):
@@ -317,7 +317,7 @@ def float64_arrays(ctx, th):
             "np.asarray(x, dtype=np.float32), a.astype(np.float32); matmuls and transcendental functions then move "
             "half the bytes at twice the SIMD width.")
     yield from _finding_from_lines(ctx, th, "float64_arrays", "precision", flagged, title, sugg,
-                            f" (matmul lines at 1/{th['expected_speedup']:g}, transcendental-only lines at "
-                            f"1/{th['transcendental_speedup']:g})",
-                            {"expected_speedup": th["expected_speedup"],
-                             "transcendental_speedup": th["transcendental_speedup"]})
+                                   f" (matmul lines at 1/{th['expected_speedup']:g}, transcendental-only lines at "
+                                   f"1/{th['transcendental_speedup']:g})",
+                                   {"expected_speedup": th["expected_speedup"],
+                                   "transcendental_speedup": th["transcendental_speedup"]})
