@@ -34,6 +34,10 @@ I64 = np.int64
 JOIN_RE = re.compile(r"(^|[.:_])(cat|concat|concatenate|stack|vstack|hstack|dstack|column_stack|row_stack|append|"
                      r"insert|pad|extend|add|iadd|join)$", re.I)
 _NUMPY_PREFIX = re.compile(r"^numpy\.(\w+\.)*")
+# a loop's header line: its own work is one next() on an iterator; under the line tracer its span also holds
+# the free of what the body dropped (the old accumulator), so it grows with the body's accumulator: the same
+# cause as the body's finding, never a second one
+LOOP_HEADER_RE = re.compile(r" line \d+: (async\s+)?for\b")
 
 
 def _ranks(x: np.ndarray) -> np.ndarray:
@@ -130,7 +134,7 @@ def _parse_shape(text) -> tuple[float, str]:
 def _groups(ctx, min_calls: int):
     """Host calls of one name on one thread (and, with shapes, one appended-piece shape), in time
     order: yields (rows, elements or None)."""
-    is_call = ctx.is_host & ((ctx.role == C.R["op"]) | (ctx.role == C.R["python"]))
+    is_call = ctx.is_host & ((ctx.role == C.R["op"]) | (ctx.role == C.R["python"])) & ~ctx.flag(LOOP_HEADER_RE)
     rows = np.flatnonzero(is_call & (ctx.dur > 0))
     if not len(rows):
         return
