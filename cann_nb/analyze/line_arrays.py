@@ -36,7 +36,8 @@ def _line_arrays(ctx) -> pd.DataFrame:
         ins = sum(o.get("nbytes", 0) for o in ops if o.get("role") == "in")
         out.append({"file_line": r["file_line"], "runs": r.get("runs", 0), "in_bytes": float(ins),
                     "kept_bytes": _num(r.get("kept_bytes")), "temporaries_bytes": _num(r.get("temporaries_bytes")),
-                    "traced_run": r.get("traced_run"), "operands": ops, "work": r.get("work"), "scope": r.get("scope", "line"),
+                    "traced_run": r.get("traced_run"), "operands": ops, "work": r.get("work"),
+                    "contractions": r.get("contractions"), "scope": r.get("scope", "line"),
                     "rows": rows})
     return pd.DataFrame(out)
 

@@ -20,13 +20,12 @@ Cost: one dict lookup per traced line; a sampled run some microseconds plus its 
 
 from __future__ import annotations
 
-import ast
-import bisect
-import linecache
 import tracemalloc
 
 import numpy as np
 import pandas as pd
+
+from .source_facts import SourceFacts
 
 SAMPLES = 2             # runs of each line described; the second also measures its temporaries
 MAX_LINES = 5_000       # distinct lines sampled per run: bounds the meta's size
@@ -35,11 +34,7 @@ MAX_COLUMNS = 64        # object columns of a DataFrame whose values are looked 
 # a tracemalloc session inside a loop of small arrays perturbed its later timing (a spurious growth finding)
 TRACE_MIN_BYTES = 64 << 10
 REPEAT_MIN_BYTES = 1 << 20   # new arrays checked for repeated rows (smaller ones cost little either way)
-_MATMUL_CALLS = {"dot", "matmul", "einsum", "tensordot", "inner", "vdot", "solve", "inv", "lstsq", "cholesky",
-                 "svd", "eigh", "eig", "qr", "multi_dot", "matrix_power"}
-_TRANSCENDENTAL_CALLS = {"exp", "expm1", "exp2", "log", "log1p", "log2", "log10", "tanh", "sinh", "cosh", "sin",
-                         "cos", "tan", "arctan", "arcsin", "arccos", "arctan2", "power", "erf", "sigmoid", "logaddexp"}
-_RANK = {"columns": 0, "rows": 1, "mask": 2}   # the strongest index kind of a name on a line wins
+DISTINCT_SAMPLE = 20_000   # values of a Series looked at for its share of distinct values
 
 
 class LineArrays:
@@ -62,19 +57,24 @@ class LineArrays:
             self.counts[key] = SAMPLES
             return
         code, lineno = frame.f_code, frame.f_lineno
-        roles, indexed, work = self._source(code.co_filename).line(lineno)
+        facts = self._source(code.co_filename).line(lineno)
+        roles, indexed = facts.names, facts.indexed
         rec = self._lines.get(key)
         if rec is None:
             rec = self._lines[key] = {"file_line": f"{code.co_filename}:{lineno}", "runs": 0, "operands": {}}
         rec["runs"] += 1
-        if work:
-            rec["work"] = work
+        if facts.work:
+            rec["work"] = facts.work
+        if facts.contractions:
+            rec["contractions"] = facts.contractions
         ids = {}
         for name, role in roles.items():
             value = _resolve(frame, name)
             d = _described(rec, value)
             if d is None:
                 continue
+            if "in" in role and isinstance(value, pd.DataFrame):
+                self._columns(rec, name, value, facts.columns.get(name, ()), run)
             ids[name] = id(value)
             if "in" in role:
                 d["role"] = "in"
@@ -90,6 +90,21 @@ class LineArrays:
         if tracing:
             rec["traced_run"] = rec["runs"] - 1   # which of the line's spans, in start order
         self.open[id(frame)] = (key, ids, roles, tracing)
+
+    def _columns(self, rec: dict, name: str, frame_: pd.DataFrame, labels, run: int) -> None:
+        """The columns a line names by label (``df["city"]``), described as operands of their own on the
+        line's first run (``df["city"]``)."""
+        if run:
+            return
+        for label in labels:
+            try:
+                col = frame_[label] if label in frame_.columns else None
+            except Exception:
+                col = None   # an odd columns index: the label is left undescribed
+            d = _described(rec, col) if isinstance(col, pd.Series) else None
+            if d is not None:
+                d["role"], d["indexed"] = "in", "columns"
+                rec["operands"].setdefault(f'{name}["{label}"]', d)
 
     def _trace_memory(self) -> bool:
         """Start measuring a line's temporaries; False when the user's code traces memory itself. A line
@@ -224,6 +239,8 @@ def describe(value) -> dict | None:
              "order": "C"}
         if value.dtype == object and len(value):
             d["holds"] = type(value.iloc[0]).__name__
+        if len(value) and not isinstance(value.dtype, pd.CategoricalDtype):
+            d["distinct"] = _distinct_share(value)
         return d
     if isinstance(value, pd.DataFrame):
         dtypes = value.dtypes
@@ -238,6 +255,17 @@ def describe(value) -> dict | None:
             d["object_columns"] = int(len(obj))
         return d
     return None
+
+
+def _distinct_share(s: pd.Series) -> float:
+    """Distinct values over values, in an evenly strided sample of at most DISTINCT_SAMPLE (a column of a
+    few repeated values has a small share; the sample's share is an upper bound for such a column's)."""
+    step = max(1, len(s) // DISTINCT_SAMPLE)
+    sample = s.iloc[::step]
+    try:
+        return round(float(sample.nunique(dropna=False)) / len(sample), 6)
+    except TypeError:   # unhashable values (lists, dicts): no share
+        return 1.0
 
 
 def _repeated(value) -> str | None:
@@ -256,111 +284,3 @@ def _repeated(value) -> str | None:
             and all(np.array_equal(col, value[:, j]) for j in (m // 2, m - 1)):
         return "columns"
     return None
-
-
-class SourceFacts:
-    """What a file's source says about a line (its statement, parsed once per file; a line's facts are
-    worked out when it is first sampled, from its own statement only):
-
-    * names: {name: "in" | "out" | "inout"}, the names the statement loads and stores;
-    * indexed: {name: "rows" | "columns" | "mask"}, the names indexed there, and whether the index selects
-      along the first axis (``a[i]``, ``a[idx, :]``), keeps it whole (``a[:, j]``, ``df["col"]``), or is a
-      mask compared from the object itself (``df[df["k"] == v]``);
-    * work: ["matmul", "transcendental"], the compute-heavy kinds of call it makes (``a @ b``,
-      np.dot/einsum/linalg; np.exp/tanh/log/...), whose speed depends on the dtype's width.
-
-    A compound statement (for, if, with, def) counts its header only. An unreadable source says nothing:
-    no line of that file is described.
-    """
-
-    _BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
-
-    def __init__(self, filename: str):
-        self._stmts: list = []
-        self._cache: dict[int, tuple] = {}
-        src = "".join(linecache.getlines(filename))
-        try:
-            tree = ast.parse(src) if src else None
-        except (SyntaxError, ValueError):
-            tree = None
-        if tree is not None:
-            self._collect(tree.body)
-            self._stmts.sort(key=lambda st: st.lineno)   # pre-order is already sorted but for decorators
-            self._starts = [st.lineno for st in self._stmts]
-
-    def _collect(self, body) -> None:
-        for st in body:
-            if not isinstance(st, ast.AST):
-                continue
-            if isinstance(st, ast.stmt):
-                self._stmts.append(st)
-            for field in self._BODIES:
-                sub = getattr(st, field, None)
-                if isinstance(sub, list):
-                    self._collect(sub)
-
-    def line(self, lineno: int) -> tuple[dict, dict, list]:
-        got = self._cache.get(lineno)
-        if got is None:
-            got = self._cache[lineno] = self._facts(self._statements(lineno))
-        return got
-
-    def _statements(self, lineno: int) -> list:
-        """The innermost statement spanning the line (children start after their parent), with the others
-        that start on the same line and span it (``a = f(x); b = g(a)``, ``if c: y = h(c)``)."""
-        if not self._stmts:
-            return []
-        k = bisect.bisect_right(self._starts, lineno) - 1
-        found: list = []
-        while k >= 0:
-            st = self._stmts[k]
-            if found and st.lineno != found[0].lineno:
-                break
-            if st.lineno <= lineno <= (st.end_lineno or st.lineno):
-                found.append(st)
-            k -= 1
-        return found
-
-    def _facts(self, stmts: list) -> tuple[dict, dict, list]:
-        names: dict[str, str] = {}
-        indexed: dict[str, str] = {}
-        work: set = set()
-        roots = []
-        for st in stmts:
-            roots += [v for f, v in ast.iter_fields(st) if f not in self._BODIES] if hasattr(st, "body") else [st]
-            if isinstance(st, ast.AugAssign) and isinstance(st.target, ast.Name):
-                names[st.target.id] = "inout"   # x += y reads x too (in place: the same object after)
-        for root in roots:
-            for node in (n for r in (root if isinstance(root, list) else [root]) if isinstance(r, ast.AST)
-                         for n in ast.walk(r)):
-                if isinstance(node, ast.Name):
-                    role = "in" if isinstance(node.ctx, ast.Load) else ("out" if isinstance(node.ctx, ast.Store) else None)
-                    if role and names.get(node.id) != "inout":
-                        was = names.get(node.id)
-                        names[node.id] = role if was in (None, role) else "inout"
-                elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
-                    kind = _index_kind(node)
-                    if _RANK[kind] > _RANK.get(indexed.get(node.value.id), -1):   # df[df["k"] == v] is a mask
-                        indexed[node.value.id] = kind
-                elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
-                    work.add("matmul")
-                elif isinstance(node, ast.Call):
-                    fn = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
-                    if fn in _MATMUL_CALLS:
-                        work.add("matmul")
-                    elif fn in _TRANSCENDENTAL_CALLS:
-                        work.add("transcendental")
-        return names, indexed, sorted(work)
-
-
-def _index_kind(node) -> str:
-    """How ``name[...]`` indexes: "mask" (a comparison involving the name itself), "columns" (a whole
-    first axis, or a label string) or "rows"."""
-    name = node.value.id
-    if any(isinstance(c, ast.Compare) and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(c))
-           for c in ast.walk(node.slice)):
-        return "mask"
-    first = node.slice.elts[0] if isinstance(node.slice, ast.Tuple) and node.slice.elts else node.slice
-    whole = isinstance(first, ast.Slice) and first.lower is None and first.upper is None and first.step is None
-    label = isinstance(first, ast.Constant) and isinstance(first.value, str)   # df["col"]
-    return "columns" if whole or label else "rows"

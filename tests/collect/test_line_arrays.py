@@ -109,7 +109,7 @@ def test_an_object_that_raises_when_described_is_reported_not_raised(tmp_path):
 
 
 def test_source_facts_read_each_line_from_its_own_statement(tmp_path):
-    from cann_nb.collect.line_arrays import SourceFacts
+    from cann_nb.collect.source_facts import NO_FACTS, SourceFacts
 
     path = tmp_path / "facts.py"
     path.write_text(
@@ -120,12 +120,35 @@ def test_source_facts_read_each_line_from_its_own_statement(tmp_path):
         "     b[idx])\n"                                         # 5
     )
     facts = SourceFacts(str(path))
-    names, indexed, work = facts.line(2)
+    names, indexed, work, *_ = facts.line(2)
     assert names == {"i": "out", "range": "in", "len": "in", "df": "in"} and work == []
-    names, indexed, work = facts.line(3)
+    names, indexed, work, *_ = facts.line(3)
     assert names["acc"] == "inout" and names["sub"] == "inout" and names["w"] == "in"
     assert indexed == {"df": "mask"} and work == ["matmul", "transcendental"]
     for line in (4, 5):
-        names, indexed, _ = facts.line(line)
+        names, indexed, *_ = facts.line(line)
         assert indexed == {"a": "columns", "b": "rows"} and names["y"] == "out"
-    assert SourceFacts(str(tmp_path / "missing.py")).line(1) == ({}, {}, [])
+    assert SourceFacts(str(tmp_path / "missing.py")).line(1) == NO_FACTS
+
+
+def test_source_facts_read_contractions_columns_and_per_element_work(tmp_path):
+    from cann_nb.collect.source_facts import SourceFacts
+
+    path = tmp_path / "chains.py"
+    path.write_text(
+        "y = np.tanh(A @ B.T @ v)\n"                                    # 1: a chain, evaluated left first
+        "z = np.dot(P, np.dot(Q, R)) + S @ T\n"                         # 2: a nested dot; a single product
+        "e = np.einsum('ij,jk,kl->il', A, B, C)\n"                      # 3: einsum on numpy's default
+        "f = np.einsum('ij,jk,kl->il', A, B, C, optimize=True)\n"       # 4: already optimised
+        "df['c'] = df['city'].str.lower() + df['zip'].map({1: 2})\n"    # 5: str accessor; a dict lookup
+        "g = s.map({1: 2})\n"                                           # 6: a lookup only
+    )
+    facts = SourceFacts(str(path))
+    assert facts.line(1).contractions == [{"kind": "matmul", "tree": [["A", "B.T"], "v"]}]
+    assert facts.line(1).work == ["matmul", "transcendental"]
+    assert facts.line(2).contractions == [{"kind": "matmul", "tree": ["P", ["Q", "R"]]}]
+    assert facts.line(3).contractions == [{"kind": "einsum", "subscripts": "ij,jk,kl->il", "operands": ["A", "B", "C"]}]
+    assert facts.line(4).contractions == []
+    line5 = facts.line(5)
+    assert sorted(line5.columns["df"]) == ["city", "zip"] and "per_element" in line5.work
+    assert facts.line(6).work == []

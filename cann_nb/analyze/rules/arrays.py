@@ -38,12 +38,12 @@ def _source(ctx, rows) -> str:
     return str(ctx.names(rows[:1])[0]) if len(rows) else "?"
 
 
-def _where(file_line: str) -> str:
+def where(file_line: str) -> str:
     path, _, line = file_line.rpartition(":")
     return f"{os.path.basename(path)}:{line}"
 
 
-def _finding_from_lines(ctx, th, rule_id, category, lines: list[tuple], title_of, suggestion, method, evidence):
+def finding_from_lines(ctx, th, rule_id, category, lines: list[tuple], title_of, suggestion, method, evidence):
     """[the Finding] for the flagged lines, or [] when none is flagged or their removable time is under
     ``min_pct``. lines: (line record, removable fraction of its time, description). Outer spans only: a
     line whose function's lines are flagged too is counted through them."""
@@ -105,7 +105,7 @@ def array_temporaries(ctx, th):
 
     def title(first, t):
         rec = first[0]
-        return (f"Line {_where(rec['file_line'])} allocates {F.nbytes(rec['temporaries_bytes'])} of temporary arrays per run, "
+        return (f"Line {where(rec['file_line'])} allocates {F.nbytes(rec['temporaries_bytes'])} of temporary arrays per run, "
                 f"{rec['temporaries_bytes'] / max(rec['in_bytes'] + np.nan_to_num(rec['kept_bytes']), 1):.0f}x the data it reads and keeps "
                 f"({F.ns(t)}, {pct(t, ctx.wall):.0f}% of end-to-end, in {len(flagged)} place(s))")
 
@@ -113,7 +113,7 @@ def array_temporaries(ctx, th):
             "x[:, None, :] - c[None, :, :] builds the whole outer shape). Reformulate so the large intermediate is "
             "never built (pairwise distances as |x|^2 - 2 x.c + |c|^2 with a matmul, np.einsum, "
             "scipy.spatial.distance.cdist), process in chunks that fit in cache, or reuse buffers with out=.")
-    yield from _finding_from_lines(ctx, th, "array_temporaries", "memory", flagged, title, sugg,
+    yield from finding_from_lines(ctx, th, "array_temporaries", "memory", flagged, title, sugg,
                                    " (each line's time scaled by the share of its bytes that are not temporaries)",
                                    {"min_bytes": th["min_bytes"], "min_ratio": th["min_ratio"]})
 
@@ -160,7 +160,7 @@ def repeated_rows(ctx, th):
     sugg = ("Let broadcasting stretch the vector instead of copying it out to the full shape: X - mu with mu of shape "
             "(D,) (or mu[None, :]) instead of X - np.tile(mu, (N, 1)); np.broadcast_to gives a read-only view "
             "without copying when a full-shape array is really needed.")
-    yield from _finding_from_lines(ctx, th, "repeated_rows", "memory", flagged, title, sugg,
+    yield from finding_from_lines(ctx, th, "repeated_rows", "memory", flagged, title, sugg,
                                    " (the making lines removed; reading lines scaled by the repeated arrays' share of their bytes)",
                                    {"arrays": {k: {"shape": list(v[0]), "bytes": v[1]} for k, v in made.items()}})
 
@@ -188,12 +188,12 @@ def strided_gather(ctx, th):
         return
 
     def title(first, t):
-        return (f"Line {_where(first[0]['file_line'])} gathers rows of a column-major array "
+        return (f"Line {where(first[0]['file_line'])} gathers rows of a column-major array "
                 f"({first[2]}): each element in its own cache line, {F.ns(t)} ({pct(t, ctx.wall):.0f}% of end-to-end)")
 
     sugg = ("Make the array row-major once, before the loop: np.ascontiguousarray(a) (DataFrame.to_numpy() of a "
             "frame of float columns, a.T and np.asfortranarray give column-major arrays); or index columns instead.")
-    yield from _finding_from_lines(ctx, th, "strided_gather", "layout", flagged, title, sugg,
+    yield from finding_from_lines(ctx, th, "strided_gather", "layout", flagged, title, sugg,
                                    f" (each line's time scaled to itemsize / {line} B cache line)",
                                    {"cache_line_bytes": line})
 
@@ -242,7 +242,7 @@ def object_numbers(ctx, th):
     sugg = ("Give numeric columns a numeric dtype once, where the data is loaded: pd.DataFrame(rows, columns=...) "
             "instead of np.array(rows, dtype=object), df.infer_objects(), pd.to_numeric(col) or "
             "df.astype({'amount': 'float64'}); keep strings as 'category' or 'string[pyarrow]'.")
-    yield from _finding_from_lines(ctx, th, "object_numbers", "host_bound", flagged, title, sugg,
+    yield from finding_from_lines(ctx, th, "object_numbers", "host_bound", flagged, title, sugg,
                                    f" (numeric-object share of each line's time at 1/{speed:g})",
                                    {"expected_speedup": speed})
 
@@ -274,13 +274,13 @@ def scan_per_key(ctx, th):
         return
 
     def title(first, t):
-        return (f"Line {_where(first[0]['file_line'])} scans the whole table once per key: {first[2]}, "
+        return (f"Line {where(first[0]['file_line'])} scans the whole table once per key: {first[2]}, "
                 f"{F.ns(t)} ({pct(t, ctx.wall):.0f}% of end-to-end)")
 
     sugg = ("Group once instead of masking per key: df.groupby('k').agg(...) (or for k, sub in df.groupby('k')), "
             "np.argsort(labels) + np.split, np.bincount(labels, weights=x) / np.add.at; each costs one pass over the "
             "rows instead of one per key.")
-    yield from _finding_from_lines(ctx, th, "scan_per_key", "redundant", flagged, title, sugg,
+    yield from finding_from_lines(ctx, th, "scan_per_key", "redundant", flagged, title, sugg,
                                    " (each line's runs at one run's time: one grouping pass)", {"min_runs": th["min_runs"]})
 
 
@@ -309,14 +309,14 @@ def float64_arrays(ctx, th):
         return
 
     def title(first, t):
-        return (f"float64 compute in {len(flagged)} line(s), e.g. line {_where(first[0]['file_line'])}: {first[2]}; "
+        return (f"float64 compute in {len(flagged)} line(s), e.g. line {where(first[0]['file_line'])}: {first[2]}; "
                 f"{F.ns(t)} ({pct(t, ctx.wall):.0f}% of end-to-end)")
 
     sugg = ("numpy computes in float64 by default. Where float32 is precise enough (ML features, weights, "
             "activations), create or convert the arrays once: rng.standard_normal(..., dtype=np.float32), "
             "np.asarray(x, dtype=np.float32), a.astype(np.float32); matmuls and transcendental functions then move "
             "half the bytes at twice the SIMD width.")
-    yield from _finding_from_lines(ctx, th, "float64_arrays", "precision", flagged, title, sugg,
+    yield from finding_from_lines(ctx, th, "float64_arrays", "precision", flagged, title, sugg,
                                    f" (matmul lines at 1/{th['expected_speedup']:g}, transcendental-only lines at "
                                    f"1/{th['transcendental_speedup']:g})",
                                    {"expected_speedup": th["expected_speedup"],

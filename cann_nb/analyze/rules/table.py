@@ -6,8 +6,8 @@ shared/docs/analysis-anchors.md (catalogue ids in brackets).
 
 from __future__ import annotations
 
-from . import (arrays, autograd, call_sites, compute, containers, device, frameworks, growth, host, memory,
-               redundant, roofline, waits)
+from . import (arrays, autograd, call_sites, compute, containers, contractions, device, frameworks, growth, host,
+               memory, redundant, repeats, roofline, waits)
 from .base import METHOD_CP, METHOD_HEADROOM, Rule
 
 US, MS = 1_000, 1_000_000
@@ -186,6 +186,15 @@ RULES: tuple[Rule, ...] = (
          "[F6] as float64: half the bytes, twice the SIMD lanes; numpy's default dtype is float64. 2x is the "
          "width's share only: measured here in isolation (one thread) float32 was 4.7x on a 600^2 matmul, 2.9-13x "
          "on exp/log/tanh, so this is a lower bound", METHOD_CP),
+    Rule("contraction_order", "redundant", "A matrix-product chain or einsum evaluated in a costly order",
+         contractions.contraction_order, {"min_ratio": 2.0, "ridge_flops_per_byte": 8.0, "min_pct": 5.0},
+         "NumPy docs (np.linalg.multi_dot: 'selecting the fastest evaluation order'; np.einsum optimize=False by "
+         "default, np.einsum_path); the matrix-chain order problem (CLRS 15.2); work = max(FLOPs, ridge x bytes), "
+         "ridge 8 FLOP/B: a core's FMA rate over its share of DRAM bandwidth (Williams et al., Roofline)", METHOD_CP),
+    Rule("repeated_values", "redundant", "Per-element work on a column of repeated values",
+         repeats.repeated_values, {"min_rows": 10_000, "max_distinct": 0.5, "min_pct": 5.0},
+         "pandas docs, categorical data ('string methods ... on the categories'; memory and speed), pd.factorize; "
+         "functools.lru_cache; per-element work scales with the elements it runs on", METHOD_CP),
     Rule("hotspot", "hotspot", "Dominant op", compute.hotspot, {"min_pct": 30.0, "top": 2},
          "HTA kernel breakdown, Nsight cuda_gpu_kern_sum", ""),
     # -- roofline (analyze/efficiency): gains are measured time minus time at the roof ---------------

@@ -1,0 +1,228 @@
+"""What a line of the user's source says about its work, for the Python tracer's line samples
+(collect/line_arrays.py): which names it reads and writes, how it indexes them, which compute-heavy calls it
+makes, the matrix products it chains and the einsums it calls. Parsed once per file; a line's facts are
+worked out when it is first sampled, from its own statement only.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import linecache
+from typing import NamedTuple
+
+MATMUL_CALLS = {"dot", "matmul", "einsum", "tensordot", "inner", "vdot", "solve", "inv", "lstsq", "cholesky",
+                "svd", "eigh", "eig", "qr", "multi_dot", "matrix_power"}
+TRANSCENDENTAL_CALLS = {"exp", "expm1", "exp2", "log", "log1p", "log2", "log10", "tanh", "sinh", "cosh", "sin",
+                        "cos", "tan", "arctan", "arcsin", "arccos", "arctan2", "power", "erf", "sigmoid", "logaddexp"}
+# calls that run a Python function (or a string method) once per element of a Series or array
+PER_ELEMENT_CALLS = {"apply", "map", "applymap", "transform", "vectorize"}
+_RANK = {"columns": 0, "rows": 1, "mask": 2}   # the strongest index kind of a name on a line wins
+
+
+class LineFacts(NamedTuple):
+    """names: {name: "in" | "out" | "inout"}; indexed: {name: "rows" | "columns" | "mask"}; work: sorted
+    kinds of compute-heavy call ("matmul", "per_element", "transcendental"); contractions: the matrix-product
+    chains and einsums (see ``_contraction``); columns: {name: [labels]} of ``df["label"]`` subscripts."""
+    names: dict
+    indexed: dict
+    work: list
+    contractions: list
+    columns: dict
+
+
+NO_FACTS = LineFacts({}, {}, [], [], {})
+
+
+class SourceFacts:
+    """What a file's source says about a line (its statement, parsed once per file):
+
+    * names: the names the statement loads and stores;
+    * indexed: the names indexed there, and whether the index selects along the first axis (``a[i]``,
+      ``a[idx, :]``), keeps it whole (``a[:, j]``, ``df["col"]``), or is a mask compared from the object
+      itself (``df[df["k"] == v]``);
+    * work: the compute-heavy kinds of call it makes (``a @ b``, np.dot/einsum/linalg: "matmul";
+      np.exp/tanh/log/...: "transcendental"), whose speed depends on the dtype's width, and the calls that
+      run a function per element ("per_element": ``.apply``, ``.map``, ``.str.*``, a comprehension);
+    * contractions: each chain of matrix products (``A @ B @ v``, nested ``np.dot``) as the tree of its
+      operands as written and evaluated (``{"kind": "matmul", "tree": [["A", "B"], "v"]}``), and each
+      ``np.einsum`` with a literal subscripts string and no ``optimize`` (``{"kind": "einsum",
+      "subscripts": "ij,jk->ik", "operands": ["A", "B"]}``); operands are names, or ``name.T``;
+    * columns: the string labels a name is subscripted with (``df["price"]``) and the attributes read from it
+      (``df.price``, ``np.exp``: the sampler keeps those that are columns of a DataFrame).
+
+    A compound statement (for, if, with, def) counts its header only. An unreadable source says nothing:
+    no line of that file is described.
+    """
+
+    _BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
+
+    def __init__(self, filename: str):
+        self._stmts: list = []
+        self._cache: dict[int, LineFacts] = {}
+        src = "".join(linecache.getlines(filename))
+        try:
+            tree = ast.parse(src) if src else None
+        except (SyntaxError, ValueError):
+            tree = None
+        if tree is not None:
+            self._collect(tree.body)
+            self._stmts.sort(key=lambda st: st.lineno)   # pre-order is already sorted but for decorators
+            self._starts = [st.lineno for st in self._stmts]
+
+    def _collect(self, body) -> None:
+        for st in body:
+            if not isinstance(st, ast.AST):
+                continue
+            if isinstance(st, ast.stmt):
+                self._stmts.append(st)
+            for field in self._BODIES:
+                sub = getattr(st, field, None)
+                if isinstance(sub, list):
+                    self._collect(sub)
+
+    def line(self, lineno: int) -> LineFacts:
+        got = self._cache.get(lineno)
+        if got is None:
+            got = self._cache[lineno] = self._facts(self._statements(lineno))
+        return got
+
+    def _statements(self, lineno: int) -> list:
+        """The innermost statement spanning the line (children start after their parent), with the others
+        that start on the same line and span it (``a = f(x); b = g(a)``, ``if c: y = h(c)``)."""
+        if not self._stmts:
+            return []
+        k = bisect.bisect_right(self._starts, lineno) - 1
+        found: list = []
+        while k >= 0:
+            st = self._stmts[k]
+            if found and st.lineno != found[0].lineno:
+                break
+            if st.lineno <= lineno <= (st.end_lineno or st.lineno):
+                found.append(st)
+            k -= 1
+        return found
+
+    def _facts(self, stmts: list) -> LineFacts:
+        if not stmts:
+            return NO_FACTS
+        names: dict[str, str] = {}
+        indexed: dict[str, str] = {}
+        columns: dict[str, list] = {}
+        work: set = set()
+        contractions: list = []
+        inside: set = set()   # nodes already part of a contraction found higher up
+        roots = []
+        for st in stmts:
+            roots += [v for f, v in ast.iter_fields(st) if f not in self._BODIES] if hasattr(st, "body") else [st]
+            if isinstance(st, ast.AugAssign) and isinstance(st.target, ast.Name):
+                names[st.target.id] = "inout"   # x += y reads x too (in place: the same object after)
+        for root in roots:
+            for node in (n for r in (root if isinstance(root, list) else [root]) if isinstance(r, ast.AST)
+                         for n in ast.walk(r)):   # breadth first: an outer product before its parts
+                if isinstance(node, ast.Name):
+                    role = "in" if isinstance(node.ctx, ast.Load) else ("out" if isinstance(node.ctx, ast.Store) else None)
+                    if role and names.get(node.id) != "inout":
+                        was = names.get(node.id)
+                        names[node.id] = role if was in (None, role) else "inout"
+                    continue
+                if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
+                    kind = _index_kind(node)
+                    if _RANK[kind] > _RANK.get(indexed.get(node.value.id), -1):   # df[df["k"] == v] is a mask
+                        indexed[node.value.id] = kind
+                    if isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str) \
+                            and isinstance(node.ctx, ast.Load):   # a column read, not one assigned
+                        labels = columns.setdefault(node.value.id, [])
+                        if node.slice.value not in labels:
+                            labels.append(node.slice.value)
+                elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+                        and isinstance(node.ctx, ast.Load) and node.attr != "T":
+                    labels = columns.setdefault(node.value.id, [])   # df.city: a column if the frame has one
+                    if node.attr not in labels:
+                        labels.append(node.attr)
+                elif isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+                    work.add("per_element")
+                if id(node) not in inside:
+                    c = _contraction(node)
+                    if c is not None:
+                        contractions.append(c)
+                        inside.update(id(n) for n in ast.walk(node))
+                if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+                    work.add("matmul")
+                elif isinstance(node, ast.Call):
+                    fn = _call_name(node)
+                    if fn in MATMUL_CALLS:
+                        work.add("matmul")
+                    elif fn in TRANSCENDENTAL_CALLS:
+                        work.add("transcendental")
+                    if _is_str_accessor(node.func) or (fn in PER_ELEMENT_CALLS and node.args and not isinstance(
+                            node.args[0], (ast.Dict, ast.DictComp, ast.Constant))):   # s.map({...}) is a lookup
+                        work.add("per_element")
+        return LineFacts(names, indexed, sorted(work), contractions, columns)
+
+
+def _call_name(node: ast.Call) -> str | None:
+    return node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
+
+
+def _is_str_accessor(func) -> bool:
+    """``s.str.lower`` (pandas' string methods run per element, in Python)."""
+    return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Attribute) and func.value.attr == "str"
+
+
+def _operand(node) -> str | None:
+    """A contraction operand the sampler can describe: a name, or a name transposed (``A.T``)."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and node.attr == "T" and isinstance(node.value, ast.Name):
+        return node.value.id + ".T"
+    return None
+
+
+def _product_tree(node):
+    """The operands of a matrix product as the nested pairs it is evaluated in (``A @ B @ v`` is
+    ``[["A", "B"], "v"]``); a leaf is an operand; None when a leaf is anything else."""
+    pair = None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+        pair = (node.left, node.right)
+    elif isinstance(node, ast.Call) and _call_name(node) in ("dot", "matmul") and len(node.args) == 2 \
+            and not node.keywords:
+        pair = tuple(node.args)
+    if pair is None:
+        return _operand(node)
+    left, right = _product_tree(pair[0]), _product_tree(pair[1])
+    return None if left is None or right is None else [left, right]
+
+
+def _leaves(tree) -> int:
+    return 1 if isinstance(tree, str) else _leaves(tree[0]) + _leaves(tree[1])
+
+
+def _contraction(node) -> dict | None:
+    """A chain of three or more matrix products (whose order sets its FLOPs), or an einsum of two or more
+    operands left on numpy's default ``optimize=False``."""
+    tree = _product_tree(node)
+    if isinstance(tree, list) and _leaves(tree) >= 3:
+        return {"kind": "matmul", "tree": tree}
+    if isinstance(node, ast.Call) and _call_name(node) == "einsum" and len(node.args) >= 3 \
+            and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+        opt = [k for k in node.keywords if k.arg == "optimize"]
+        if opt and not (isinstance(opt[0].value, ast.Constant) and opt[0].value.value is False):
+            return None
+        ops = [_operand(a) for a in node.args[1:]]
+        if all(ops):
+            return {"kind": "einsum", "subscripts": node.args[0].value, "operands": ops}
+    return None
+
+
+def _index_kind(node) -> str:
+    """How ``name[...]`` indexes: "mask" (a comparison involving the name itself), "columns" (a whole
+    first axis, or a label string) or "rows"."""
+    name = node.value.id
+    if any(isinstance(c, ast.Compare) and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(c))
+           for c in ast.walk(node.slice)):
+        return "mask"
+    first = node.slice.elts[0] if isinstance(node.slice, ast.Tuple) and node.slice.elts else node.slice
+    whole = isinstance(first, ast.Slice) and first.lower is None and first.upper is None and first.step is None
+    label = isinstance(first, ast.Constant) and isinstance(first.value, str)   # df["col"]
+    return "columns" if whole or label else "rows"
