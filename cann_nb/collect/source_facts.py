@@ -47,7 +47,8 @@ class SourceFacts:
     * contractions: each chain of matrix products (``A @ B @ v``, nested ``np.dot``) as the tree of its
       operands as written and evaluated (``{"kind": "matmul", "tree": [["A", "B"], "v"]}``), and each
       ``np.einsum`` with a literal subscripts string and no ``optimize`` (``{"kind": "einsum",
-      "subscripts": "ij,jk->ik", "operands": ["A", "B"]}``); operands are names, or ``name.T``;
+      "subscripts": "ij,jk->ik", "operands": ["A", "B"]}``), and each ``np.convolve``/``np.correlate``
+      (``{"kind": "convolve", "operands": ["x", "h"]}``); operands are names, or ``name.T``;
     * columns: the string labels a name is subscripted with (``df["price"]``) and the attributes read from it
       (``df.price``, ``np.exp``: the sampler keeps those that are columns of a DataFrame).
 
@@ -199,11 +200,15 @@ def _leaves(tree) -> int:
 
 
 def _contraction(node) -> dict | None:
-    """A chain of three or more matrix products (whose order sets its FLOPs), or an einsum of two or more
-    operands left on numpy's default ``optimize=False``."""
+    """A chain of three or more matrix products (whose order sets its FLOPs), an einsum of two or more
+    operands left on numpy's default ``optimize=False``, or a numpy convolution (always direct)."""
     tree = _product_tree(node)
     if isinstance(tree, list) and _leaves(tree) >= 3:
         return {"kind": "matmul", "tree": tree}
+    if isinstance(node, ast.Call) and _call_name(node) in ("convolve", "correlate") and len(node.args) >= 2 \
+            and isinstance(node.func, ast.Attribute) and getattr(node.func.value, "id", None) in ("np", "numpy"):
+        ops = [_operand(a) for a in node.args[:2]]   # numpy's are direct; scipy.signal's pick the FFT
+        return {"kind": "convolve", "operands": ops} if all(ops) else None
     if isinstance(node, ast.Call) and _call_name(node) == "einsum" and len(node.args) >= 3 \
             and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
         opt = [k for k in node.keywords if k.arg == "optimize"]

@@ -4,6 +4,8 @@ written well get neither finding."""
 
 from __future__ import annotations
 
+import pytest
+
 from cann_nb.analyze import findings
 
 from .test_python_loops import profile_script
@@ -97,3 +99,52 @@ def test_string_work_on_repeated_values_is_found_and_on_distinct_values_is_not(t
     assert f.evidence["lines"][0]["removable_share"] > 0.99 and 10 < f.est_gain_pct <= 100
     unique = 'df["city"] = np.array([f"  city number {i} " for i in range(150_000)], dtype=object)'
     assert found(profile_script(tmp_path, CITIES.format(values=unique), "unique"), "repeated_values") == []
+
+
+def test_a_long_kernel_conv1d_is_found_and_a_short_one_is_not():
+    torch = pytest.importorskip("torch")
+    from cann_nb.collect.base import CollectOptions
+    from cann_nb.collect.session import CollectionSession
+
+    x = torch.randn(4, 1, 40_000)
+
+    def profile(taps):
+        w = torch.randn(1, 1, taps)
+        with torch.no_grad():
+            torch.nn.functional.conv1d(x, w)   # warm-up
+            sess = CollectionSession("conv", ("torch",), CollectOptions())
+            sess.start()
+            try:
+                for _ in range(3):
+                    torch.nn.functional.conv1d(x, w)
+            finally:
+                sess.stop()
+        return sess.finish()
+
+    (f,) = found(profile(1501), "long_kernel_conv")
+    assert f.category == "hotspot" and f.title.startswith("aten::conv1d with a 1501-tap kernel over 40000 points")
+    (conv,) = f.evidence["convolutions"]
+    assert conv["calls"] == 3 and conv["weight"][-1] == 1501 and conv["ratio"] > 5
+    assert 30 < f.est_gain_pct <= 100
+    assert found(profile(9), "long_kernel_conv") == []
+
+
+CONVOLVE = """
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    signal = rng.normal(size=60_000)
+    kernel = rng.normal(size={taps})
+
+    def main():
+        return float(np.convolve(signal, kernel).sum())
+
+    result = main()
+"""
+
+
+def test_np_convolve_with_a_long_kernel_is_found_and_with_a_short_one_is_not(tmp_path):
+    (f,) = found(profile_script(tmp_path, CONVOLVE.format(taps=3000), "longconv"), "long_kernel_conv")
+    assert f.title.startswith("Line longconv.py:9 convolves long signals directly")
+    assert f.evidence["lines"][0]["removable_share"] > 0.9
+    assert found(profile_script(tmp_path, CONVOLVE.format(taps=5), "shortconv"), "long_kernel_conv") == []

@@ -6,8 +6,8 @@ shared/docs/analysis-anchors.md (catalogue ids in brackets).
 
 from __future__ import annotations
 
-from . import (arrays, autograd, call_sites, compute, containers, contractions, device, frameworks, growth, host,
-               memory, redundant, repeats, roofline, waits)
+from . import (arrays, autograd, call_sites, compute, containers, contractions, convolution, device, frameworks,
+               growth, host, memory, redundant, repeats, roofline, waits)
 from .base import METHOD_CP, METHOD_HEADROOM, Rule
 
 US, MS = 1_000, 1_000_000
@@ -191,6 +191,12 @@ RULES: tuple[Rule, ...] = (
          "NumPy docs (np.linalg.multi_dot: 'selecting the fastest evaluation order'; np.einsum optimize=False by "
          "default, np.einsum_path); the matrix-chain order problem (CLRS 15.2); work = max(FLOPs, ridge x bytes), "
          "ridge 8 FLOP/B: a core's FMA rate over its share of DRAM bandwidth (Williams et al., Roofline)", METHOD_CP),
+    Rule("long_kernel_conv", "hotspot", "A long-kernel convolution computed directly where the FFT needs a fraction",
+         convolution.long_kernel_conv, {"min_ratio": 2.0, "fft_penalty": 4.0, "min_pct": 5.0},
+         "scipy.signal.fftconvolve / oaconvolve docs ('much faster than convolve for large arrays'); "
+         "torchaudio.functional.fftconvolve; real FFT ~2.5 N log2 N FLOPs (Van Loan, Computational Frameworks "
+         "for the FFT); fft_penalty 4: an FFT's butterflies reach a lower share of the peak than a convolution "
+         "kernel", METHOD_CP),
     Rule("repeated_values", "redundant", "Per-element work on a column of repeated values",
          repeats.repeated_values, {"min_rows": 10_000, "max_distinct": 0.5, "min_pct": 5.0},
          "pandas docs, categorical data ('string methods ... on the categories'; memory and speed), pd.factorize; "
