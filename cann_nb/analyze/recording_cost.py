@@ -8,8 +8,9 @@ than it does. Each recorded event is charged the measured cost: torch.profiler's
 recorded allocation or free (charged to the op that made it);
 the Python tracer's per record (calls, returns and lines, also those of spans it hides, spread over the
 spans it keeps, and the calls and returns it still hooks but drops once its buffer is full; the one run of
-each sampled line that measured its temporaries, beyond the line's other runs). A profile without the figure (imported, another machine, an older cann_nb) is charged
-nothing: its times are taken as they are.
+each sampled line that measured its temporaries, beyond the line's other runs; and the bytecode it slowed
+between records, see ``bytecode_excess``). A profile without the figure (imported, another machine, an
+older cann_nb) is charged nothing: its times are taken as they are.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ import math
 import numpy as np
 
 from . import classify as C
-from .line_arrays import traced_run_excess
+from ..collect.line_arrays import TRACE_MIN_BYTES
+from .line_arrays import line_arrays, traced_run_excess
 
 
 def _figure(meta: dict, collector: str, key: str) -> float:
@@ -30,6 +32,16 @@ def _figure(meta: dict, collector: str, key: str) -> float:
 
 def per_row(ctx) -> np.ndarray:
     """ns of recording cost charged to each event row (0 where none is known)."""
+    cost = record_charges(ctx)
+    slowdown = _figure(ctx.meta, "python", "bytecode_slowdown")
+    if slowdown > 1.0:
+        cost += bytecode_excess(ctx, cost, slowdown)
+    return cost
+
+
+def record_charges(ctx) -> np.ndarray:
+    """ns charged to each row for the events recorded (and the Python tracer's dropped calls and
+    tracemalloc'd line runs): the collectors' measured cost per event."""
     cost = np.zeros(ctx.n)
     if not ctx.n:
         return cost
@@ -63,11 +75,58 @@ def per_row(ctx) -> np.ndarray:
     return cost
 
 
+def bytecode_excess(ctx, charged: np.ndarray, slowdown: float) -> np.ndarray:
+    """ns by which the tracer slowed the bytecode of the Python spans: CPython runs every frame on its
+    tracing path while the tracer is installed, ``slowdown`` times slower (measured per machine), also
+    past the line budget where nothing is recorded. Bytecode time is the Python frames' and lines' self
+    time (not in the C calls and Python calls recorded inside them) less the records' cost that lies
+    there, summed over the run and spread over the spans by their self time: a hook's time falls in the
+    self time of the frame around the records it writes, but for the part inside a C call's own span
+    (``ns_in_c_span``, measured with the record cost). The C work of numpy and pandas
+    operators also lies in self time, unslowed: spans inside a line that reads large arrays (sampled:
+    ``TRACE_MIN_BYTES`` or more) are left out."""
+    out = np.zeros(ctx.n)
+    if "call_kind" not in ctx.events:
+        return out
+    kind = ctx.events["call_kind"].astype(str).to_numpy()
+    python = ctx.is_host & (ctx.cat == "python")
+    heavy = np.zeros(ctx.n, dtype=bool)
+    la = line_arrays(ctx)
+    for rows, nbytes in zip(la["rows"], la["in_bytes"]) if len(la) else ():
+        if nbytes >= TRACE_MIN_BYTES:
+            heavy[rows] = True
+    if heavy.any():
+        # the line's own operators, and library frames under it (pandas' own numpy work); the user's
+        # functions called from it run their own bytecode
+        from .timeline import ancestor_flag
+        python &= ~(heavy | (ancestor_flag(ctx, heavy) & ~_user_frames(ctx, kind)))
+    frames = python & np.isin(kind, ["py", "line"])
+    own = ctx.self_ns.astype(float) * frames
+    total = float(own.sum())
+    # the records' cost lies in the frames' self time, but for the part inside the C calls' own spans
+    in_c = min(_figure(ctx.meta, "python", "ns_in_c_span"), 2.0 * _figure(ctx.meta, "python", "ns_per_record"))
+    bytecode = total - float(charged[python].sum()) + in_c * float(np.count_nonzero(python & (kind == "c")))
+    if total <= 0 or bytecode <= 0:
+        return out
+    return own * (bytecode / total) * (1.0 - 1.0 / slowdown)
+
+
+def _user_frames(ctx, kind: np.ndarray) -> np.ndarray:
+    """Python spans of the user's code: calls of functions in a file whose lines the tracer traced, and
+    those lines (per distinct file_line, not per event)."""
+    places = ctx.events["file_line"].astype("category")
+    codes = places.cat.codes.to_numpy()
+    files = np.array([str(c).rpartition(":")[0] for c in places.cat.categories], dtype=object)
+    traced = np.unique(codes[(kind == "line") & (codes >= 0)])
+    user_file = np.isin(files, files[traced]) if len(traced) else np.zeros(len(files), dtype=bool)
+    return (codes >= 0) & user_file[np.maximum(codes, 0)] & np.isin(kind, ["py", "line"])
+
+
 def describe(ctx, removed_ns: float) -> dict:
     """Evidence: what was taken out of the profiled time, and why."""
     out = {"recording_cost_ns": float(removed_ns), "wall_without_recording_ns": float(ctx.wall - removed_ns)}
     for collector, key in (("torch", "ns_per_event"), ("torch", "in_run_ns_per_event"), ("torch", "ns_per_memory_event"),
-                           ("python", "ns_per_record")):
+                           ("python", "ns_per_record"), ("python", "bytecode_slowdown")):
         k = _figure(ctx.meta, collector, key)
         if k:
             out[f"{collector}_{key}"] = k

@@ -23,9 +23,10 @@ from .environment import read_cache, this_machine_key, write_cache
 
 ROUNDS = 15
 VERSION = 2                # of the method: a cached figure from another method is measured again
-PYTHON_HOOKS = 2           # revision of the Python tracer's hooks (their cost is the figure): 2 added line sampling
+PYTHON_HOOKS = 3           # revision of the Python tracer's figures: 2 added line sampling, 3 the bytecode slowdown
 TORCH_ITERS = 500          # 2,000 op events per round (the index loop): short rounds, more of them undisturbed
 PYTHON_ITERS = 2_000       # ~24,000 tracer records per round
+SPIN_ITERS = 20_000        # ~2 ms of bytecode per round, no record
 
 
 CACHE_FILE = "profiler_overhead.json"
@@ -142,6 +143,23 @@ def loop(n, v):
 '''
 
 
+_PY_SPIN = '''
+class Point:
+    def __init__(self):
+        self.x, self.y = 1, 2
+
+
+def spin(n):
+    p, d, xs, t = Point(), {"k": 3}, [4, 5, 6], 0
+    for i in range(n):
+        t = (t + (i * 7) ^ (t & 1023)) % 65521
+        if i & 1:
+            t += p.x * d["k"] + xs[i % 3]
+            p.x = t & 7
+    return t
+'''
+
+
 def python_cost() -> dict:
     """{"ns_per_record": ..., "per": "tracer record"} for collect/python_tracer.py on this machine."""
     import sys
@@ -166,6 +184,8 @@ def _measure_python() -> dict:
         loop(PYTHON_ITERS, v)
         return time.perf_counter_ns() - t
 
+    c_spans = []
+
     def recorded() -> int:
         tracer = PythonTracer(CollectOptions(), time.time_ns())
         tracer.start()
@@ -174,14 +194,55 @@ def _measure_python() -> dict:
         ns_ = time.perf_counter_ns() - t
         tracer.stop()
         records.append(tracer.records_written)
+        if not c_spans:   # once: how long the probe's C calls (len, abs: a few ns of work) last recorded
+            ev = tracer.result().events
+            c_spans.append(float(ev.loc[ev["call_kind"].astype(str) == "c", "dur_ns"].median()))
         return ns_
 
     bare()
     extra = _extra_ns(bare, recorded)
     n = statistics.median(records)
     return {"ns_per_record": extra / max(n, 1), "per": "tracer record (a call, a return, a line)",
+            # the part of a C call's two records that lies inside its own span (the rest is in its caller's)
+            "ns_in_c_span": c_spans[0] if c_spans and c_spans[0] == c_spans[0] else 0.0,
+            "bytecode_slowdown": _bytecode_slowdown(PythonTracer, CollectOptions),
             "method": f"a loop of {PYTHON_ITERS} calls of a small function (len + abs, its lines traced), bare vs "
-                      f"traced, interleaved, best of {ROUNDS}; {int(n)} records per run"}
+                      f"traced, interleaved, best of {ROUNDS}; {int(n)} records per run. bytecode_slowdown: a "
+                      f"loop of {SPIN_ITERS} iterations of integer arithmetic, every other one with attribute, dict "
+                      "and list operations too, in one library frame (no line traced, no call made), traced time "
+                      "over bare time, best of each"}
+
+
+def _bytecode_slowdown(PythonTracer, CollectOptions) -> float:
+    """How much slower bytecode runs while the tracer is installed, between records: CPython 3.11 runs
+    every frame on its tracing path once sys.settrace is set (each instruction checks for a new line,
+    and the specialising interpreter's fast paths are left). Measured on a library frame, which records
+    nothing but its call and return."""
+    import sysconfig
+    ns: dict = {}
+    # a file under the stdlib (need not exist): the tracer traces no line of it, as for any library
+    exec(compile(_PY_SPIN, os.path.join(sysconfig.get_paths()["stdlib"], "_cann_nb_probe_spin.py"), "exec"), ns)
+    spin = ns["spin"]
+
+    def bare() -> int:
+        t = time.perf_counter_ns()
+        spin(SPIN_ITERS)
+        return time.perf_counter_ns() - t
+
+    def traced() -> int:
+        tracer = PythonTracer(CollectOptions(), time.time_ns())
+        tracer.start()
+        t = time.perf_counter_ns()
+        spin(SPIN_ITERS)
+        ns_ = time.perf_counter_ns() - t
+        tracer.stop()
+        return ns_
+
+    b, r = [], []
+    for _ in range(ROUNDS):
+        b.append(bare())
+        r.append(traced())
+    return max(1.0, min(r) / max(min(b), 1))
 
 
 def describe(measure) -> dict:

@@ -69,3 +69,45 @@ def test_calls_dropped_after_the_buffer_filled_still_cost_their_hooks():
     # where the frame's unrecorded tail absorbs it
     assert math.isclose(full.recording_ns, 300 * (2_002 + 2 * 50_000), rel_tol=1e-6)
     assert full.wall_without_recording < kept.wall_without_recording
+
+
+def test_the_tracers_bytecode_slowdown_is_charged_to_python_frames_not_to_numpy_lines(tmp_path):
+    import numpy as np
+
+    from cann_nb.analyze.recording_cost import bytecode_excess, record_charges
+
+    from .test_python_loops import profile_script
+
+    src = """
+        import numpy as np
+
+        big = np.random.default_rng(0).random(1_000_000)
+
+        def spin(n):
+            t = 0
+            for i in range(n):
+                t = (t + i * 7) % 65521
+            return t
+
+        def main():
+            y = big * 2.0 + big
+            return spin(300_000) + float(y[0])
+
+        result = main()
+    """
+    prof = profile_script(tmp_path, src, "mixed")
+    slowdown = prof.meta["collectors"]["python"]["overhead"]["bytecode_slowdown"]
+    assert slowdown > 1
+    ctx = context(prof)
+    excess = bytecode_excess(ctx, record_charges(ctx), slowdown)
+    names = ctx.events["name"].astype(str).to_numpy()
+    kind = ctx.events["call_kind"].astype(str).to_numpy()
+    spin = np.flatnonzero((kind == "py") & (names == "mixed.spin"))
+    ufuncs = np.flatnonzero(np.char.find(names.astype(str), "y = big * 2.0 + big") >= 0)
+    assert len(spin) == 1 and len(ufuncs) == 1
+    # the frame past the line budget runs its bytecode slowed, unrecorded; the line's operators on 8 MB
+    # arrays are C work (no event of their own: the line's self time)
+    assert excess[spin[0]] > 0 and excess[ufuncs[0]] == 0 and ctx.self_ns[ufuncs[0]] > 0
+    frames = np.isin(kind, ["py", "line"])
+    assert 0 < excess.sum() <= ctx.self_ns[frames].sum() * (1 - 1 / slowdown)
+    assert math.isclose(ctx.recording_cost.sum(), record_charges(ctx).sum() + excess.sum(), rel_tol=1e-9)
