@@ -35,6 +35,7 @@ MAX_COLUMNS = 64        # object columns of a DataFrame whose values are looked 
 TRACE_MIN_BYTES = 64 << 10
 REPEAT_MIN_BYTES = 1 << 20   # new arrays checked for repeated rows (smaller ones cost little either way)
 DISTINCT_SAMPLE = 20_000   # values of a Series looked at for its share of distinct values
+SYMMETRY_MAX_N = 8_192     # matrices checked for symmetry before a general eigensolver (n^2 compared once)
 
 
 class LineArrays:
@@ -85,6 +86,10 @@ class LineArrays:
                     rec.setdefault("_first_ids", {})[name] = id(value)
                 elif name in rec.get("_first_ids", {}):   # the same object on every run: read again each time
                     first["same_object"] = rec["_first_ids"][name] == id(value)
+        if run == 0:
+            for c in facts.contractions:
+                if c["kind"] == "eig":
+                    self._symmetric(rec, _resolve(frame, c["operands"][0].removesuffix(".T")), c["operands"][0])
         read = sum(d["nbytes"] for d in rec["operands"].values() if d["role"] == "in")
         tracing = run == 1 and read >= TRACE_MIN_BYTES and self._trace_memory()
         if tracing:
@@ -105,6 +110,18 @@ class LineArrays:
             if d is not None:
                 d["role"], d["indexed"] = "in", "columns"
                 rec["operands"].setdefault(f'{name}["{label}"]', d)
+
+    @staticmethod
+    def _symmetric(rec: dict, value, token: str) -> None:
+        """Whether the matrix a general eigensolver gets is symmetric (an O(n^2) comparison, once)."""
+        d = rec["operands"].get(token.removesuffix(".T"))
+        if d is None or not isinstance(value, np.ndarray) or value.ndim != 2 or value.shape[0] != value.shape[1] \
+                or value.shape[0] > SYMMETRY_MAX_N or value.dtype.kind not in "fc":
+            return
+        try:
+            d["symmetric"] = bool(np.allclose(value, value.T.conj(), rtol=1e-10, atol=0.0))
+        except Exception as exc:   # a subclass whose comparison raises: reported, never raised in the hook
+            rec.setdefault("errors", []).append(f"symmetry: {type(exc).__name__}: {exc}"[:300])
 
     def _trace_memory(self) -> bool:
         """Start measuring a line's temporaries; False when the user's code traces memory itself. A line

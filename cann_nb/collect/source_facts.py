@@ -15,6 +15,8 @@ MATMUL_CALLS = {"dot", "matmul", "einsum", "tensordot", "inner", "vdot", "solve"
                 "svd", "eigh", "eig", "qr", "multi_dot", "matrix_power"}
 TRANSCENDENTAL_CALLS = {"exp", "expm1", "exp2", "log", "log1p", "log2", "log10", "tanh", "sinh", "cosh", "sin",
                         "cos", "tan", "arctan", "arcsin", "arccos", "arctan2", "power", "erf", "sigmoid", "logaddexp"}
+# general eigensolvers, which a symmetric matrix does not need (eigh, eigvalsh)
+GENERAL_SOLVERS = {"eig", "eigvals"}
 # calls that run a Python function (or a string method) once per element of a Series or array
 PER_ELEMENT_CALLS = {"apply", "map", "applymap", "transform", "vectorize"}
 _RANK = {"columns": 0, "rows": 1, "mask": 2}   # the strongest index kind of a name on a line wins
@@ -48,7 +50,9 @@ class SourceFacts:
       operands as written and evaluated (``{"kind": "matmul", "tree": [["A", "B"], "v"]}``), and each
       ``np.einsum`` with a literal subscripts string and no ``optimize`` (``{"kind": "einsum",
       "subscripts": "ij,jk->ik", "operands": ["A", "B"]}``), and each ``np.convolve``/``np.correlate``
-      (``{"kind": "convolve", "operands": ["x", "h"]}``); operands are names, or ``name.T``;
+      (``{"kind": "convolve", "operands": ["x", "h"]}``), each general eigensolver call (``{"kind": "eig",
+      "fn": "eig", "operands": ["A"]}``) and each inverse multiplied in the same expression (``inv(A) @ b``:
+      ``{"kind": "inv_product", "operands": ["A", "b"]}``); operands are names, or ``name.T``;
     * columns: the string labels a name is subscripted with (``df["price"]``) and the attributes read from it
       (``df.price``, ``np.exp``: the sampler keeps those that are columns of a DataFrame).
 
@@ -205,6 +209,13 @@ def _contraction(node) -> dict | None:
     tree = _product_tree(node)
     if isinstance(tree, list) and _leaves(tree) >= 3:
         return {"kind": "matmul", "tree": tree}
+    if isinstance(node, ast.Call) and _call_name(node) in GENERAL_SOLVERS and len(node.args) == 1 \
+            and _operand(node.args[0]) and not node.keywords:
+        return {"kind": "eig", "fn": _call_name(node), "operands": [_operand(node.args[0])]}
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult) and isinstance(node.left, ast.Call) \
+            and _call_name(node.left) in ("inv", "inverse") and len(node.left.args) == 1 \
+            and _operand(node.left.args[0]) and _operand(node.right):
+        return {"kind": "inv_product", "operands": [_operand(node.left.args[0]), _operand(node.right)]}
     if isinstance(node, ast.Call) and _call_name(node) in ("convolve", "correlate") and len(node.args) >= 2 \
             and isinstance(node.func, ast.Attribute) and getattr(node.func.value, "id", None) in ("np", "numpy"):
         ops = [_operand(a) for a in node.args[:2]]   # numpy's are direct; scipy.signal's pick the FFT

@@ -121,6 +121,7 @@ class TorchCollector(Collector):
         self.budget = _budget.resolve(options)
         self._guard: _budget.Guard | None = None
         self._window_ns = [0, 0]   # recording start and stop, relative to t0
+        self._ended_ns = None      # when the user's code ended (stop() called), relative to t0
         self._owner_thread: int | None = None
         self._probe: dict | None = None   # the in-run measure of recording's cost (stop -> result)
 
@@ -141,6 +142,7 @@ class TorchCollector(Collector):
             # a schedule would add a ProfilerStep#N span covering the same time again
             self._prof = profile(activities=self._activities(), **kwargs, **trace_only_config(o.stack))
         self._window_ns[0] = time.time_ns() - self.t0_ns
+        self._ended_ns = None
         self._owner_thread = threading.get_ident()
         with quiet_stderr():
             self._prof.start()
@@ -148,7 +150,7 @@ class TorchCollector(Collector):
         if not self._npu:   # [issue 19] the memory budget: pause recording in this thread when reached
             from .call_sites import CallSiteSampler
 
-            self._guard = _budget.Guard(self.budget.record_limit(kwargs["record_shapes"], o.stack),
+            self._guard = _budget.Guard(self.budget.pause_at(kwargs["record_shapes"], o.stack),
                                         self._pause_recording, self.t0_ns,
                                         sampler=CallSiteSampler(threading.get_ident(), self.t0_ns)).start()
         self.start_s = time.perf_counter() - t
@@ -187,6 +189,8 @@ class TorchCollector(Collector):
             self._prof.toggle_collection_dynamic(False, self._activities())
 
     def stop(self) -> None:
+        if self._ended_ns is None:   # the end of the user's code (recording may have stopped before it)
+            self._ended_ns = time.time_ns() - self.t0_ns
         if self._guard is not None:
             self._guard.stop()
         probing = self._probe_recorded()
@@ -277,7 +281,9 @@ class TorchCollector(Collector):
         if ops.any():
             start = events["start_ns"].to_numpy()[ops]
             span = (int(start.min()), int((start + events["dur_ns"].to_numpy()[ops]).max()))
-        return _budget.budget_meta(self.budget, self._guard, shapes, self.options.stack, self._window_ns,
+        # what was not recorded runs to the end of the user's code, also when the budget stopped torch early
+        window = [self._window_ns[0], self._ended_ns if self._ended_ns is not None else self._window_ns[1]]
+        return _budget.budget_meta(self.budget, self._guard, shapes, self.options.stack, window,
                                    int(ops.sum()), span, cut)
 
     def _read_npu(self):

@@ -71,7 +71,7 @@ class Burst:
                 self._prof.start()
             self.start_perf_ns = time.perf_counter_ns()
             # [issue 19] the memory budget: past it the window thread is woken and ends the burst itself
-            self.guard = budget.Guard(budget.resolve(o).record_limit(o.shapes or o.flops, o.stack),
+            self.guard = budget.Guard(budget.resolve(o).pause_at(o.shapes or o.flops, o.stack),
                                       lambda full: None, self.t0_ns, notify=self._on_preempt).start()
             return True
         except Exception as exc:

@@ -148,3 +148,97 @@ def test_np_convolve_with_a_long_kernel_is_found_and_with_a_short_one_is_not(tmp
     assert f.title.startswith("Line longconv.py:9 convolves long signals directly")
     assert f.evidence["lines"][0]["removable_share"] > 0.9
     assert found(profile_script(tmp_path, CONVOLVE.format(taps=5), "shortconv"), "long_kernel_conv") == []
+
+
+def _profile_torch(fn):
+    from cann_nb.collect.base import CollectOptions
+    from cann_nb.collect.session import CollectionSession
+
+    fn()   # warm-up
+    sess = CollectionSession("decode", ("torch",), CollectOptions())
+    sess.start()
+    try:
+        fn()
+    finally:
+        sess.stop()
+    return sess.finish()
+
+
+def test_a_decode_loop_without_a_cache_is_found_and_with_one_is_not():
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(0)
+    emb, up, down, head = (torch.nn.Embedding(500, 256), torch.nn.Linear(256, 1024), torch.nn.Linear(1024, 256),
+                           torch.nn.Linear(256, 500))
+
+    def block(ids):   # a per-token model: with a cache, only the new token needs it
+        return down(torch.relu(up(emb(ids))))
+
+    @torch.no_grad()
+    def no_cache():
+        ids = torch.arange(48).reshape(1, 48)
+        for _ in range(24):
+            h = block(ids)
+            ids = torch.cat([ids, head(h[:, -1]).argmax(-1, keepdim=True)], dim=1)
+        return ids
+
+    @torch.no_grad()
+    def cached():
+        ids = torch.arange(48).reshape(1, 48)
+        h = block(ids)
+        for _ in range(24):
+            nxt = head(h[:, -1]).argmax(-1, keepdim=True)
+            ids = torch.cat([ids, nxt], dim=1)
+            h = block(nxt)
+        return ids
+
+    assert torch.equal(no_cache(), cached())
+    (f,) = found(_profile_torch(no_cache), "growing_prefix")
+    assert f.category == "redundant" and "recompute a growing prefix" in f.title
+    run = f.evidence["runs"][0]
+    assert run["step"] == 1 and run["first_rows"] == 48 and run["last_rows"] == 71
+    assert 30 < f.est_gain_pct <= 100
+    assert found(_profile_torch(cached), "growing_prefix") == []
+
+
+LINALG = """
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    M = rng.normal(size=(300, 300))
+    S = M + M.T
+    b = rng.normal(size=(300, 4))
+
+    def main():
+        {body}
+        return float(np.abs(w).sum())
+
+    result = main()
+"""
+
+
+def test_a_general_eigensolver_on_a_symmetric_matrix_is_found_and_on_a_general_one_is_not(tmp_path):
+    (f,) = found(profile_script(tmp_path, LINALG.format(body="w = np.linalg.eigvals(S)"), "eigsym"), "symmetric_eig")
+    assert f.category == "hotspot" and "eigvalsh" in f.title
+    assert 0.8 < f.evidence["lines"][0]["removable_share"] < 0.9
+    assert found(profile_script(tmp_path, LINALG.format(body="w = np.linalg.eigvals(M)"), "eiggen"),
+                 "symmetric_eig") == []
+
+
+def test_an_inverse_multiplied_is_found_and_a_solve_is_not(tmp_path):
+    (f,) = found(profile_script(tmp_path, LINALG.format(body="w = np.linalg.inv(M) @ b"), "inv"), "inverse_product")
+    assert "inv(M) @ b" in f.title and 0.6 < f.evidence["lines"][0]["removable_share"] < 0.7
+    assert found(profile_script(tmp_path, LINALG.format(body="w = np.linalg.solve(M, b)"), "solve"),
+                 "inverse_product") == []
+
+
+def test_a_loop_invariant_inverse_is_recomputed_work():
+    torch = pytest.importorskip("torch")
+    a = torch.randn(256, 256) + 256 * torch.eye(256)
+    xs = torch.randn(8, 256, 16)
+
+    def loop():
+        return [torch.linalg.inv(a) @ x for x in xs]   # the same inverse, once per x
+
+    (f,) = found(_profile_torch(loop), "redundant_recompute")
+    assert f.category == "redundant" and "recomputed 8 times with identical shapes" in f.title
+    assert 0 < f.est_gain_pct <= 100

@@ -356,8 +356,9 @@ def redundant_recompute(ctx, th):
     if not len(rows):
         return
     rows = _outer(ctx, rows)
-    key = pd.Series(ctx.name_code[rows]).astype(str) + "|" + ctx.events["shapes"].astype(str).to_numpy()[rows]
-    df = pd.DataFrame({"row": rows, "key": key.to_numpy(), "dur": ctx.dur[rows]})
+    shapes = ctx.events["shapes"].iloc[rows].astype(str).fillna("")
+    key = ctx.names(rows).astype(object) + "|" + shapes.to_numpy(dtype=object)
+    df = pd.DataFrame({"row": rows, "key": key, "dur": ctx.dur[rows]})
     g = df.groupby("key").agg(count=("row", "size"), time=("dur", "sum"))
     g = g[g["count"] >= th["min_count"]]
     if not len(g):

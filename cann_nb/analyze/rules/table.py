@@ -7,7 +7,7 @@ shared/docs/analysis-anchors.md (catalogue ids in brackets).
 from __future__ import annotations
 
 from . import (arrays, autograd, call_sites, compute, containers, contractions, convolution, device, frameworks,
-               growth, host, memory, redundant, repeats, roofline, waits)
+               growth, host, linalg, memory, prefix, redundant, repeats, roofline, waits)
 from .base import METHOD_CP, METHOD_HEADROOM, Rule
 
 US, MS = 1_000, 1_000_000
@@ -197,6 +197,19 @@ RULES: tuple[Rule, ...] = (
          "torchaudio.functional.fftconvolve; real FFT ~2.5 N log2 N FLOPs (Van Loan, Computational Frameworks "
          "for the FFT); fft_penalty 4: an FFT's butterflies reach a lower share of the peak than a convolution "
          "kernel", METHOD_CP),
+    Rule("symmetric_eig", "hotspot", "A general eigensolver on a symmetric matrix (eig where eigh does)",
+         linalg.symmetric_eig, {"min_n": 64, "min_pct": 5.0},
+         "NumPy docs, np.linalg.eigh ('for real symmetric or complex Hermitian matrices'); Golub & Van Loan, Matrix "
+         "Computations 4th ed. (QR algorithm 10n^3, 25n^3 with vectors; symmetric 4n^3/3, ~9n^3 with vectors)",
+         METHOD_CP),
+    Rule("inverse_product", "hotspot", "A matrix inverted to solve with it (inv(A) @ b)",
+         linalg.inverse_product, {"min_n": 64, "min_pct": 5.0},
+         "NumPy docs, np.linalg.solve; Higham, Accuracy and Stability of Numerical Algorithms ('inv(A) @ b ... "
+         "slower and less accurate'); LU 2n^3/3 vs inverse 2n^3 FLOPs", METHOD_CP),
+    Rule("growing_prefix", "redundant", "A growing prefix recomputed at every step (decoding without a KV cache)",
+         prefix.growing_prefix, {"min_calls": 8, "min_pct": 5.0},
+         "Hugging Face transformers docs, KV cache ('avoid recomputing ... past tokens'; use_cache, past_key_values); "
+         "the work of a step is its input rows, the new ones are the step", METHOD_CP, ("shapes",)),
     Rule("repeated_values", "redundant", "Per-element work on a column of repeated values",
          repeats.repeated_values, {"min_rows": 10_000, "max_distinct": 0.5, "min_pct": 5.0},
          "pandas docs, categorical data ('string methods ... on the categories'; memory and speed), pd.factorize; "
