@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 
 from . import classify as C
 from ..collect.line_arrays import TRACE_MIN_BYTES
@@ -82,13 +83,13 @@ def bytecode_excess(ctx, charged: np.ndarray, slowdown: float) -> np.ndarray:
     time (not in the C calls and Python calls recorded inside them) less the records' cost that lies
     there, summed over the run and spread over the spans by their self time: a hook's time falls in the
     self time of the frame around the records it writes, but for the part inside a C call's own span
-    (``ns_in_c_span``, measured with the record cost). The C work of numpy and pandas
-    operators also lies in self time, unslowed: spans inside a line that reads large arrays (sampled:
-    ``TRACE_MIN_BYTES`` or more) are left out."""
+    (``ns_in_c_span``, measured with the record cost). The C work of numpy and pandas operators also lies
+    in self time, unslowed: a line that reads large arrays (sampled: ``TRACE_MIN_BYTES`` or more) and the
+    library frames under it are left out."""
     out = np.zeros(ctx.n)
     if "call_kind" not in ctx.events:
         return out
-    kind = ctx.events["call_kind"].astype(str).to_numpy()
+    kind = _call_kinds(ctx)
     python = ctx.is_host & (ctx.cat == "python")
     heavy = np.zeros(ctx.n, dtype=bool)
     la = line_arrays(ctx)
@@ -100,26 +101,38 @@ def bytecode_excess(ctx, charged: np.ndarray, slowdown: float) -> np.ndarray:
         # functions called from it run their own bytecode
         from .timeline import ancestor_flag
         python &= ~(heavy | (ancestor_flag(ctx, heavy) & ~_user_frames(ctx, kind)))
-    frames = python & np.isin(kind, ["py", "line"])
+    frames = python & (kind["py"] | kind["line"])
     own = ctx.self_ns.astype(float) * frames
     total = float(own.sum())
     # the records' cost lies in the frames' self time, but for the part inside the C calls' own spans
     in_c = min(_figure(ctx.meta, "python", "ns_in_c_span"), 2.0 * _figure(ctx.meta, "python", "ns_per_record"))
-    bytecode = total - float(charged[python].sum()) + in_c * float(np.count_nonzero(python & (kind == "c")))
+    bytecode = total - float(charged[python].sum()) + in_c * float(np.count_nonzero(python & kind["c"]))
     if total <= 0 or bytecode <= 0:
         return out
     return own * (bytecode / total) * (1.0 - 1.0 / slowdown)
 
 
-def _user_frames(ctx, kind: np.ndarray) -> np.ndarray:
+def _call_kinds(ctx) -> dict:
+    """{"py" | "c" | "line": mask} of the Python tracer's spans, from the column's codes (no string per event)."""
+    col = ctx.events["call_kind"]
+    col = col if isinstance(col.dtype, pd.CategoricalDtype) else col.astype("category")
+    codes = col.cat.codes.to_numpy()
+    cats = [str(c) for c in col.cat.categories]
+    return {k: (codes == cats.index(k)) if k in cats else np.zeros(len(codes), dtype=bool) for k in ("py", "c", "line")}
+
+
+def _user_frames(ctx, kind: dict) -> np.ndarray:
     """Python spans of the user's code: calls of functions in a file whose lines the tracer traced, and
     those lines (per distinct file_line, not per event)."""
-    places = ctx.events["file_line"].astype("category")
+    if "file_line" not in ctx.events:
+        return np.zeros(ctx.n, dtype=bool)
+    places = ctx.events["file_line"]
+    places = places if isinstance(places.dtype, pd.CategoricalDtype) else places.astype("category")
     codes = places.cat.codes.to_numpy()
     files = np.array([str(c).rpartition(":")[0] for c in places.cat.categories], dtype=object)
-    traced = np.unique(codes[(kind == "line") & (codes >= 0)])
+    traced = np.unique(codes[kind["line"] & (codes >= 0)])
     user_file = np.isin(files, files[traced]) if len(traced) else np.zeros(len(files), dtype=bool)
-    return (codes >= 0) & user_file[np.maximum(codes, 0)] & np.isin(kind, ["py", "line"])
+    return (codes >= 0) & user_file[np.maximum(codes, 0)] & (kind["py"] | kind["line"])
 
 
 def describe(ctx, removed_ns: float) -> dict:

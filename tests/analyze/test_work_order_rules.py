@@ -167,8 +167,8 @@ def _profile_torch(fn):
 def test_a_decode_loop_without_a_cache_is_found_and_with_one_is_not():
     torch = pytest.importorskip("torch")
     torch.manual_seed(0)
-    emb, up, down, head = (torch.nn.Embedding(500, 256), torch.nn.Linear(256, 1024), torch.nn.Linear(1024, 256),
-                           torch.nn.Linear(256, 500))
+    emb, up, down, head = (torch.nn.Embedding(500, 512), torch.nn.Linear(512, 2048), torch.nn.Linear(2048, 512),
+                           torch.nn.Linear(512, 500))
 
     def block(ids):   # a per-token model: with a cache, only the new token needs it
         return down(torch.relu(up(emb(ids))))
@@ -242,3 +242,27 @@ def test_a_loop_invariant_inverse_is_recomputed_work():
     (f,) = found(_profile_torch(loop), "redundant_recompute")
     assert f.category == "redundant" and "recomputed 8 times with identical shapes" in f.title
     assert 0 < f.est_gain_pct <= 100
+
+
+INVERSES = """
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    mats = [rng.normal(size=(200, 200)) + 200 * np.eye(200) for _ in range(8)]
+
+    def main():
+        s = 0.0
+        for m in {which}:
+            inv = np.linalg.inv(m)
+            s += float(inv[0, 0])
+        return s
+
+    result = main()
+"""
+
+
+def test_an_inverse_of_a_new_matrix_each_iteration_is_not_recomputed_work(tmp_path):
+    same = found(profile_script(tmp_path, INVERSES.format(which="[mats[0]] * 8"), "same"), "redundant_recompute")
+    assert len(same) == 1 and "recomputed 8 times" in same[0].title
+    # the line's sampled runs read a different array each time: its inputs change, nothing to hoist
+    assert found(profile_script(tmp_path, INVERSES.format(which="mats"), "new"), "redundant_recompute") == []

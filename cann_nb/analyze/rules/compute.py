@@ -356,6 +356,9 @@ def redundant_recompute(ctx, th):
     if not len(rows):
         return
     rows = _outer(ctx, rows)
+    rows = rows[~_fed_new_arrays(ctx, rows)]
+    if not len(rows):
+        return
     shapes = ctx.events["shapes"].iloc[rows].astype(str).fillna("")
     key = ctx.names(rows).astype(object) + "|" + shapes.to_numpy(dtype=object)
     df = pd.DataFrame({"row": rows, "key": key, "dur": ctx.dur[rows]})
@@ -385,6 +388,38 @@ def redundant_recompute(ctx, th):
                     "for solves, factorise once (torch.linalg.lu_factor / cholesky) and reuse the factors."),
         gain_ns=gain, method=METHOD_CP + " (upper bound: all calls but one removed)", confidence=conf * 0.4,
         rows=sel["row"].to_numpy(), affected_ns=t)
+
+
+def _fed_new_arrays(ctx, rows) -> np.ndarray:
+    """Per row: whether the Python tracer saw the line calling it read different arrays on its two sampled
+    runs (every sampled array operand a new object): its inputs change, it is not loop-invariant."""
+    from ..line_arrays import line_arrays
+    la = line_arrays(ctx)
+    out = np.zeros(len(rows), dtype=bool)
+    if la.empty or "file_line" not in ctx.events:
+        return out
+    changing = set()
+    for rec in la.to_dict("records"):
+        seen = [o.get("same_object") for o in rec["operands"] if o.get("role") == "in" and o.get("kind") == "ndarray"
+                and "same_object" in o]
+        if seen and not any(seen):
+            changing.add(rec["file_line"])
+    if not changing:
+        return out
+    # the line span each row runs in: climb to the nearest ancestor recorded as a line
+    if "call_kind" not in ctx.events:
+        return out
+    is_line = (ctx.events["call_kind"] == "line").to_numpy()
+    in_changing = ctx.events["file_line"].isin(list(changing)).to_numpy() & is_line
+    cur = np.asarray(rows, dtype=I64)   # the row itself may be the line (its source names the call)
+    for _ in range(64):
+        live = cur >= 0
+        if not live.any():
+            break
+        at = np.maximum(cur, 0)
+        out |= live & in_changing[at]
+        cur = np.where(live & ~is_line[at], ctx.rows_of_parent[at], -1)
+    return out
 
 
 def hotspot(ctx, th):
