@@ -22,7 +22,6 @@ from __future__ import annotations
 import os
 
 import numpy as np
-import pandas as pd
 
 from ... import formatting as F
 from ..line_arrays import line_arrays

@@ -18,6 +18,7 @@ import re
 import numpy as np
 
 from ... import formatting as F
+from ..efficiency.roofline import peaks_for
 from ..line_arrays import line_arrays
 from .arrays import finding_from_lines, where
 from .base import pct
@@ -116,8 +117,7 @@ def _einsum_flops(subscripts: str, shapes: list, item: int) -> tuple[float, floa
 def _cpu_peaks(ctx):
     """The host CPU's measured peaks (analyze/efficiency), or None where the profile's machine never measured
     itself (then the einsum's gain is its FLOP ratio only)."""
-    from ..efficiency.peaks import device_peaks
-    p = ctx.memo(("efficiency_peaks", "cpu"), lambda: device_peaks(ctx.meta, "cpu"))
+    p = peaks_for(ctx.profile, "cpu")
     return p if p.flops else None
 
 
