@@ -8,7 +8,8 @@ than it does. Each recorded event is charged the measured cost: torch.profiler's
 recorded allocation or free (charged to the op that made it);
 the Python tracer's per record (calls, returns and lines, also those of spans it hides, spread over the
 spans it keeps, and the calls and returns it still hooks but drops once its buffer is full; the one run of
-each sampled line that measured its temporaries, beyond the line's other runs; and the bytecode it slowed
+each sampled line that measured its temporaries, beyond the line's other runs; the fingerprints of long
+calls (collect/call_repeats.py); and the bytecode it slowed
 between records, see ``bytecode_excess``). A profile without the figure (imported, another machine, an
 older cann_nb) is charged nothing: its times are taken as they are.
 """
@@ -73,7 +74,38 @@ def record_charges(ctx) -> np.ndarray:
                 cost[rows[np.argmax(ctx.start[rows])]] += k_rec * 2.0 * dropped
     # the one run of each sampled line that measured its temporaries under tracemalloc
     cost += traced_run_excess(ctx)
+    cost += fingerprint_charges(ctx)
     return cost
+
+
+def fingerprint_charges(ctx) -> np.ndarray:
+    """ns the Python tracer spent fingerprinting long calls (collect/call_repeats.py), per function, spread
+    over the callers of that function's calls of ``min_ns`` or more: it ran after each such call's return
+    record, in its caller's span."""
+    out = np.zeros(ctx.n)
+    got = ((ctx.meta.get("collectors") or {}).get("python") or {}).get("call_repeats") or {}
+    funcs = [f for f in got.get("functions") or [] if f.get("spent_ns")]
+    if not funcs or "file_line" not in ctx.events or "call_kind" not in ctx.events:
+        return out
+    places = ctx.events["file_line"]
+    places = places if isinstance(places.dtype, pd.CategoricalDtype) else places.astype("category")
+    codes = places.cat.codes.to_numpy()
+    index = pd.Index([str(c) for c in places.cat.categories])
+    spent = np.zeros(len(index) + 1)
+    for f in funcs:
+        k = index.get_indexer([f["file_line"]])[0]
+        if k >= 0:
+            spent[k] += float(f["spent_ns"])
+    long = _call_kinds(ctx)["py"] & (codes >= 0) & (ctx.dur >= float(got.get("min_ns") or 0))
+    long &= spent[np.where(codes >= 0, codes, len(index))] > 0
+    rows = np.flatnonzero(long)
+    parent = ctx.rows_of_parent[rows]
+    rows, parent = rows[parent >= 0], parent[parent >= 0]
+    if not len(rows):
+        return out
+    per_fn = np.bincount(codes[rows], minlength=len(index))
+    np.add.at(out, parent, spent[codes[rows]] / per_fn[codes[rows]])
+    return out
 
 
 def bytecode_excess(ctx, charged: np.ndarray, slowdown: float) -> np.ndarray:

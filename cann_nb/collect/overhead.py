@@ -23,7 +23,7 @@ from .environment import read_cache, this_machine_key, write_cache
 
 ROUNDS = 15
 VERSION = 2                # of the method: a cached figure from another method is measured again
-PYTHON_HOOKS = 3           # revision of the Python tracer's figures: 2 added line sampling, 3 the bytecode slowdown
+PYTHON_HOOKS = 4           # revision of the Python tracer's figures: 2 added line sampling, 3 the bytecode slowdown, 4 open-call positions
 TORCH_ITERS = 500          # 2,000 op events per round (the index loop): short rounds, more of them undisturbed
 PYTHON_ITERS = 2_000       # ~24,000 tracer records per round
 SPIN_ITERS = 20_000        # ~2 ms of bytecode per round, no record

@@ -55,6 +55,7 @@ from ..ingest.nesting import nest
 from . import overhead
 from .base import Collected, Collector
 from .clock import perf_to_epoch_offset
+from .call_repeats import MIN_NS as REPEAT_MIN_NS, CallRepeats
 from .line_arrays import SAMPLES, LineArrays
 
 LINE_BUDGET = 100_000       # line spans per run; about 60 ms of tracing cost at most
@@ -180,6 +181,11 @@ class PythonTracer(Collector):
         user_file = _UserFiles()
         arrays = self._arrays = LineArrays()
         count_get, sampling = arrays.counts.get, arrays.open
+        # the open Python calls' record positions: a long call is fingerprinted at its return
+        repeats = self._repeats = CallRepeats()
+        open_calls = []
+        push, pop = open_calls.append, open_calls.pop
+        fp_min = REPEAT_MIN_NS
 
         def intern_py(frame):
             code = frame.f_code
@@ -196,6 +202,7 @@ class PythonTracer(Collector):
             return i
 
         def hook(frame, event, arg):
+            nonlocal fp_min
             t = perf()
             if event == "call":
                 i = py_get(id(frame.f_code))
@@ -208,6 +215,9 @@ class PythonTracer(Collector):
                     i = ~i
                     if state["lines_left"] > 0:
                         frame.f_trace = first_line
+                if len(times) >= state["limit"]:
+                    return overflow()
+                push(len(times))
             elif event == "c_call":
                 # a bound C method is a new object per call; hash(m) ^ hash(m.__self__) is the
                 # pointer hash of its C implementation, stable and cheap
@@ -215,12 +225,20 @@ class PythonTracer(Collector):
                 i = c_get(key)
                 if i is None:
                     i = intern_c(key, arg)
+                if len(times) >= state["limit"]:
+                    return overflow()
             else:
                 ca(_EXIT)
                 ta(t)
+                if event == "return" and open_calls:
+                    pos = pop()
+                    if t - times[pos] >= fp_min:
+                        g = py_get(id(frame.f_code))
+                        # after the return's record: the fingerprint's cost is no span's own time
+                        if g is not None and codes[pos] == (~g if g < 0 else g) \
+                                and not repeats.returned(frame, arg, pos, t - times[pos]):
+                            fp_min = 1 << 62
                 return
-            if len(times) >= state["limit"]:
-                return overflow()
             ca(i)
             ta(t)
 
@@ -300,6 +318,7 @@ class PythonTracer(Collector):
             i = py_get(id(frame.f_code))
             if i is None:
                 i = intern_py(frame)
+            push(len(times))
             ca(~i if i < 0 else i)
             ta(perf())
             if i < 0 and state["lines_left"] > 0:
@@ -343,6 +362,8 @@ class PythonTracer(Collector):
             "spans_hidden": int(len(spans["code"]) - kept),
             # the arrays the user's lines read and write, and their temporaries (collect/line_arrays.py)
             "line_arrays": self._arrays.meta() if getattr(self, "_arrays", None) is not None else [],
+            # long calls repeated with the same arguments and result (collect/call_repeats.py)
+            "call_repeats": self._call_repeats_meta(),
             # what each record cost the traced code (the advisor's gains are for the run without the tracer)
             "overhead": overhead.describe(overhead.python_cost),
             "clock": "perf_counter_ns shifted onto time.time_ns() at start",
@@ -355,6 +376,14 @@ class PythonTracer(Collector):
         if state.get("overflowed"):
             meta["buffer_full"] = f"stopped recording at options.buffer_events={self.options.buffer_events}"
         return Collected(events=events, meta=meta, dropped=int(state.get("dropped", 0)))
+
+    def _call_repeats_meta(self) -> dict:
+        repeats = getattr(self, "_repeats", None)
+        if repeats is None:
+            return {}
+        code_ident = {id(e[1]): k for k, e in enumerate(self._idents) if e[0] == "py"}
+        pos, ident = getattr(self, "_kept_spans", (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)))
+        return repeats.meta(pos, ident, lambda code: code_ident.get(id(code)))
 
     def _lines_on(self) -> bool:
         return getattr(self, "_lines_note", "off") == "on"
@@ -376,6 +405,7 @@ class PythonTracer(Collector):
         hidden = _hidden(kind, ident, parent, depth, machinery, user, cells, names)
         keep = ~hidden
         kept = int(keep.sum())
+        self._kept_spans = (spans["enter_record"][keep], ident[keep])   # for the repeated calls' meta
 
         k_code, k_ident, k_kind, k_owner = code[keep], ident[keep], kind[keep], line_owner[keep]
         k_start, k_end = start[keep], end[keep]
@@ -418,13 +448,15 @@ def _pair(codes: np.ndarray, times: np.ndarray, t_stop: int) -> dict:
     """
     if not len(codes):
         empty = np.empty(0, dtype=np.int64)
-        return {k: empty for k in ("code", "start", "end", "enter_pos", "exit_pos", "depth", "parent")}
+        return {k: empty for k in ("code", "start", "end", "enter_pos", "exit_pos", "depth", "parent", "enter_record")}
     enter = codes != _EXIT
     level = np.cumsum(np.where(enter, 1, -1))
     before = np.concatenate(([0], level[:-1]))
     unmatched = ~enter & (level < np.minimum.accumulate(before))
+    record = np.arange(len(codes), dtype=np.int64)   # each kept record's position in the hooks' stream
     if unmatched.any():
         codes, times, enter = codes[~unmatched], times[~unmatched], enter[~unmatched]
+        record = record[~unmatched]
         level = np.cumsum(np.where(enter, 1, -1))
     still_open = int(level[-1]) if len(level) else 0
     if still_open:
@@ -441,7 +473,8 @@ def _pair(codes: np.ndarray, times: np.ndarray, t_stop: int) -> dict:
     depth = span_level[enter_pos].astype(np.int64) - 1
     parent = _stack_parent(depth)
     return {"code": codes[enter_pos], "start": times[enter_pos], "end": times[exit_pos],
-            "enter_pos": enter_pos, "exit_pos": exit_pos, "depth": depth, "parent": parent}
+            "enter_pos": enter_pos, "exit_pos": exit_pos, "depth": depth, "parent": parent,
+            "enter_record": record[np.minimum(enter_pos, len(record) - 1)]}
 
 
 def _by_depth(depth: np.ndarray) -> list[np.ndarray]:

@@ -6,7 +6,7 @@ shared/docs/analysis-anchors.md (catalogue ids in brackets).
 
 from __future__ import annotations
 
-from . import (arrays, autograd, call_sites, compute, containers, contractions, convolution, device, frameworks,
+from . import (arrays, autograd, call_sites, compute, containers, contractions, convolution, device, frameworks, memo,
                growth, host, linalg, memory, prefix, redundant, repeats, roofline, waits)
 from .base import METHOD_CP, METHOD_HEADROOM, Rule
 
@@ -214,6 +214,12 @@ RULES: tuple[Rule, ...] = (
          repeats.repeated_values, {"min_rows": 10_000, "max_distinct": 0.5, "min_pct": 5.0},
          "pandas docs, categorical data ('string methods ... on the categories'; memory and speed), pd.factorize; "
          "functools.lru_cache; per-element work scales with the elements it runs on", METHOD_CP),
+    Rule("repeated_calls", "redundant", "A function called again with the same arguments, returning the same result",
+         memo.repeated_calls, {"min_repeats": 2, "min_pct": 5.0},
+         "functools docs (cache; lru_cache keeps maxsize=128 results by default: 'If maxsize is set to None, the "
+         "LRU feature is disabled and the cache can grow without bound'); loop-invariant code motion (Aho et al., "
+         "Compilers, 9.5); a pure call's result depends only on its arguments: fingerprints of both decide",
+         METHOD_CP),
     Rule("hotspot", "hotspot", "Dominant op", compute.hotspot, {"min_pct": 30.0, "top": 2},
          "HTA kernel breakdown, Nsight cuda_gpu_kern_sum", ""),
     # -- roofline (analyze/efficiency): gains are measured time minus time at the roof ---------------

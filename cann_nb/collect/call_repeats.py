@@ -1,0 +1,151 @@
+"""Calls repeated with the same arguments and the same result, fingerprinted by the Python tracer.
+
+A function called again with arguments it already had, returning what it returned then, redid its work:
+memoise it (``functools.cache``, an ``lru_cache`` as large as the working set) or hoist the call out of the
+loop. The tracer sees no arguments for free, so only calls that took ``MIN_NS`` or more are looked at, at
+their return (the arguments from the frame's locals, and the return value): each value is fingerprinted
+cheaply (small immutables by value, arrays and pandas objects by shape, dtype and an evenly strided sample,
+short containers by content, anything else by identity). A function whose same arguments ever gave a
+different result is not a pure function of them (it reads state or randomness): it is never reported.
+A call returning None or a bool is not counted (its result says nothing about the work).
+
+Cost: two list operations per Python call (the open calls' record positions); a fingerprint, some
+microseconds, only on calls of MIN_NS or more, at most MAX_CALLS of them, and none for a function once
+GIVE_UP of its calls held no repeat.
+"""
+
+from __future__ import annotations
+
+from time import perf_counter_ns
+
+import numpy as np
+import pandas as pd
+
+MIN_NS = 20_000           # calls shorter than this are not fingerprinted (their repeats cost little)
+MAX_CALLS = 100_000       # calls fingerprinted per run
+GIVE_UP = 256             # fingerprinted calls of one function without a repeat: stop looking at it
+MAX_ORDINALS = 50_000     # repeated calls listed per function in the meta
+_SAMPLE = 16              # values of an array (Series) in its fingerprint
+_SHORT = 16               # items of a container fingerprinted by content
+_VARARGS, _VARKEYWORDS = 0x04, 0x08   # code flags: *args, **kwargs
+_SUSPENDS = 0x20 | 0x80 | 0x200        # code flags: generator, coroutine, async generator
+_NO_RESULT = (type(None), bool)
+_MISSING = object()
+
+
+class CallRepeats:
+    """Per function (code object): the fingerprints of its long calls and which calls repeated one."""
+
+    def __init__(self):
+        self._funcs: dict[int, dict] = {}   # id(code) -> state
+        self.looked = 0                     # calls fingerprinted
+        self.errors: list[str] = []
+
+    def returned(self, frame, result, pos: int, dur: int) -> bool:
+        """A call of ``frame`` that took ``dur`` ns returned ``result``; its call record is at ``pos``.
+        False once MAX_CALLS calls were fingerprinted (the tracer then stops calling)."""
+        t0 = perf_counter_ns()
+        code = frame.f_code
+        st = self._funcs.get(id(code))
+        if st is None:
+            st = self._funcs[id(code)] = {"code": code, "seen": {}, "calls": 0, "pos": [], "ns": 0, "off": False,
+                                          "impure": False, "spent": 0}
+            # a generator's or coroutine's "return" is a yield: its result is one item, not the call's
+            st["off"] = bool(code.co_flags & _SUSPENDS)
+        if not st["off"] and type(result) not in _NO_RESULT:
+            self._look(st, code, frame, result, pos, dur)
+        st["spent"] += perf_counter_ns() - t0
+        return self.looked < MAX_CALLS
+
+    def _look(self, st: dict, code, frame, result, pos: int, dur: int) -> None:
+        try:
+            n = code.co_argcount + code.co_kwonlyargcount + bool(code.co_flags & _VARARGS) \
+                + bool(code.co_flags & _VARKEYWORDS)
+            loc = frame.f_locals
+            key = tuple(fingerprint(loc.get(name)) for name in code.co_varnames[:n])
+            res = fingerprint(result)
+        except Exception as exc:   # a user object that raised while looked at: that function is left alone
+            st["off"] = True
+            if len(self.errors) < 5:
+                self.errors.append(f"{code.co_name}: {type(exc).__name__}: {exc}"[:300])
+            return
+        self.looked += 1
+        st["calls"] += 1
+        prev = st["seen"].get(key, _MISSING)
+        if prev is _MISSING:
+            st["seen"][key] = res
+        elif prev == res:
+            st["pos"].append(pos)
+            st["ns"] += dur
+        else:   # the same arguments, another result: not a pure function of its arguments
+            st["impure"] = st["off"] = True
+            st["seen"].clear()
+        if st["calls"] >= GIVE_UP and not st["pos"]:
+            st["off"] = True
+            st["seen"].clear()
+
+    def meta(self, enter_pos: np.ndarray, ident: np.ndarray, ident_of_code) -> dict:
+        """{min_ns, looked, errors, functions: one record per function fingerprinted: file_line (its first
+        line, as its call spans'), name, spans (its kept call spans), looked (calls fingerprinted),
+        spent_ns (the fingerprints' time, in its callers' spans), pure (False: the same arguments once gave
+        another result), distinct (argument sets), repeats, repeat_ns (their time, with the tracer's records
+        inside), ordinals (the repeated calls' indices among its spans in start order)}. ``enter_pos``/``ident``:
+        the kept spans' record positions (ascending) and identities; ``ident_of_code(code)`` the identity the
+        tracer gave a code object."""
+        funcs = []
+        for st in self._funcs.values():
+            if not st["calls"]:
+                continue
+            code = st["code"]
+            i = ident_of_code(code)
+            own = enter_pos[ident == i] if i is not None else np.empty(0, dtype=np.int64)
+            rec = {"file_line": f"{code.co_filename}:{code.co_firstlineno}", "name": code.co_qualname,
+                   "spans": int(len(own)), "looked": int(st["calls"]), "spent_ns": int(st["spent"]),
+                   "pure": not st["impure"], "distinct": int(len(st["seen"])), "repeats": 0, "repeat_ns": 0,
+                   "ordinals": []}
+            if st["pos"] and not st["impure"] and len(own):
+                pos = np.asarray(st["pos"], dtype=np.int64)
+                k = np.searchsorted(own, pos)
+                ok = own[np.minimum(k, len(own) - 1)] == pos
+                rec.update(repeats=int(ok.sum()), repeat_ns=int(st["ns"]), ordinals=k[ok][:MAX_ORDINALS].tolist())
+            funcs.append(rec)
+        return {"min_ns": MIN_NS, "looked": int(self.looked), "errors": list(self.errors), "functions": funcs}
+
+
+def fingerprint(v, depth: int = 0):
+    """A hashable stand-in for a value: equal for values that are (very probably) equal. Never calls a
+    method of a user's class."""
+    t = type(v)
+    if t is int or t is bool or t is complex or v is None:
+        return v
+    if t is float:
+        return v if v == v else "nan"
+    if t is str or t is bytes:
+        return v if len(v) <= 256 else (t.__name__, len(v), hash(v))
+    if t is np.ndarray:
+        return _array(v)
+    if isinstance(v, np.generic):
+        return ("np", v.dtype.str, v.tobytes())
+    if t is tuple or t is list or t is frozenset or t is set:
+        if depth < 2 and len(v) <= _SHORT:
+            items = sorted(map(hash, v)) if t is frozenset or t is set else [fingerprint(x, depth + 1) for x in v]
+            return (t.__name__, tuple(items))
+        return (t.__name__, len(v), id(v))   # a long container: by identity (and length)
+    if t is dict:
+        if depth < 2 and len(v) <= _SHORT:
+            return ("dict", tuple((fingerprint(k, 2), fingerprint(x, depth + 1)) for k, x in v.items()))
+        return ("dict", len(v), id(v))
+    if t is pd.Series:
+        return ("Series", str(v.dtype), _array(v.to_numpy()), id(v.index))
+    if t is pd.DataFrame:
+        return ("DataFrame", v.shape, id(v))
+    return ("id", t.__qualname__, id(v))
+
+
+def _array(a: np.ndarray) -> tuple:
+    """Shape, dtype and an evenly strided sample of an array's values."""
+    if a.size <= _SAMPLE:
+        return (a.shape, a.dtype.str, a.tobytes() if a.dtype != object else tuple(map(id, a.flat)))
+    idx = np.linspace(0, a.size - 1, _SAMPLE).astype(np.int64)
+    vals = a.flat[idx]
+    return (a.shape, a.dtype.str, vals.tobytes() if a.dtype != object else tuple(map(id, vals)))

@@ -1,0 +1,80 @@
+"""collect/call_repeats.py: fingerprints of values, and the Python tracer's record of long calls repeated
+with the same arguments and result."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from cann_nb.collect import call_repeats as cr
+from cann_nb.collect.call_repeats import fingerprint
+
+from .test_python_tracer import run_traced
+
+
+def test_equal_values_have_equal_fingerprints_and_different_ones_differ():
+    a = np.arange(1000.0)
+    assert fingerprint(a) == fingerprint(a.copy())
+    b = a.copy()
+    b[999] = -1.0   # the last element is in the strided sample
+    assert fingerprint(a) != fingerprint(b)
+    assert fingerprint(a) != fingerprint(a.astype(np.float32))
+    assert fingerprint(("embeddings", 3, 2.5)) == fingerprint(("embeddings", 3, 2.5))
+    assert fingerprint([1, "x"]) != fingerprint([1, "y"])
+    assert fingerprint(float("nan")) == fingerprint(float("nan"))
+    s = pd.Series(["a", "b"] * 50)
+    assert fingerprint(s) == fingerprint(s)
+    assert fingerprint("x" * 1000) == fingerprint("x" * 1000) != fingerprint("y" * 1000)
+
+
+def test_objects_are_fingerprinted_by_identity_without_calling_their_methods():
+    class Loud:
+        def __eq__(self, other):
+            raise AssertionError("compared")
+
+        def __hash__(self):
+            raise AssertionError("hashed")
+
+    x, y = Loud(), Loud()
+    assert fingerprint(x) == fingerprint(x) != fingerprint(y)
+
+
+def slow_square_sum(n):
+    return sum(i * i for i in range(n))
+
+
+def tiny(n):
+    return n + 1
+
+
+CALLS = [0]
+
+
+def noisy(n):   # reads state besides its argument: not a pure function of it
+    CALLS[0] += 1
+    return sum(i * i for i in range(n)) + CALLS[0]
+
+
+def test_the_tracer_lists_repeated_long_calls_of_a_pure_function_only():
+    def work():
+        out = 0
+        for n in [3000, 4000, 3000, 3000, 4000, 5000]:
+            out += slow_square_sum(n) + noisy(n)
+            out += tiny(n)   # short: never fingerprinted
+        return out
+
+    got = run_traced(work)[0]
+    meta = got.meta["call_repeats"]
+    assert meta["min_ns"] == cr.MIN_NS and not meta["errors"]
+    funcs = {f["name"]: f for f in meta["functions"]}
+    f = funcs["slow_square_sum"]
+    assert f["pure"] and f["repeats"] == 3 and f["distinct"] == 3 and f["spans"] == 6
+    assert funcs.get("tiny", {"repeats": 0})["repeats"] == 0
+    assert not any("genexpr" in name for name in funcs)   # a generator's returns are its yields
+    ev = got.events
+    rows = ev.index[(ev["call_kind"] == "py") & (ev["name"].astype(str).str.endswith("slow_square_sum"))]
+    rows = ev.loc[rows].sort_values("start_ns")
+    long_calls = rows[rows["dur_ns"] >= cr.MIN_NS]
+    # the 3rd, 4th and 5th long calls (n=3000 twice more, 4000 again), found by their ordinals among all spans
+    assert [rows.index[k] for k in f["ordinals"]] == list(long_calls.index[[2, 3, 4]])
+    assert not funcs["noisy"]["pure"] and funcs["noisy"]["repeats"] == 0
