@@ -96,7 +96,7 @@ def fingerprint_charges(ctx) -> np.ndarray:
         k = index.get_indexer([f["file_line"]])[0]
         if k >= 0:
             spent[k] += float(f["spent_ns"])
-    long = _call_kinds(ctx)["py"] & (codes >= 0) & (ctx.dur >= float(got.get("min_ns") or 0))
+    long = call_kinds(ctx)["py"] & (codes >= 0) & (ctx.dur >= float(got.get("min_ns") or 0))
     long &= spent[np.where(codes >= 0, codes, len(index))] > 0
     rows = np.flatnonzero(long)
     parent = ctx.rows_of_parent[rows]
@@ -121,7 +121,7 @@ def bytecode_excess(ctx, charged: np.ndarray, slowdown: float) -> np.ndarray:
     out = np.zeros(ctx.n)
     if "call_kind" not in ctx.events:
         return out
-    kind = _call_kinds(ctx)
+    kind = call_kinds(ctx)
     python = ctx.is_host & (ctx.cat == "python")
     heavy = np.zeros(ctx.n, dtype=bool)
     la = line_arrays(ctx)
@@ -132,7 +132,7 @@ def bytecode_excess(ctx, charged: np.ndarray, slowdown: float) -> np.ndarray:
         # the line's own operators, and library frames under it (pandas' own numpy work); the user's
         # functions called from it run their own bytecode
         from .timeline import ancestor_flag
-        python &= ~(heavy | (ancestor_flag(ctx, heavy) & ~_user_frames(ctx, kind)))
+        python &= ~(heavy | (ancestor_flag(ctx, heavy) & ~user_frames(ctx, kind)))
     frames = python & (kind["py"] | kind["line"])
     own = ctx.self_ns.astype(float) * frames
     total = float(own.sum())
@@ -144,7 +144,7 @@ def bytecode_excess(ctx, charged: np.ndarray, slowdown: float) -> np.ndarray:
     return own * (bytecode / total) * (1.0 - 1.0 / slowdown)
 
 
-def _call_kinds(ctx) -> dict:
+def call_kinds(ctx) -> dict:
     """{"py" | "c" | "line": mask} of the Python tracer's spans, from the column's codes (no string per event)."""
     col = ctx.events["call_kind"]
     col = col if isinstance(col.dtype, pd.CategoricalDtype) else col.astype("category")
@@ -153,7 +153,7 @@ def _call_kinds(ctx) -> dict:
     return {k: (codes == cats.index(k)) if k in cats else np.zeros(len(codes), dtype=bool) for k in ("py", "c", "line")}
 
 
-def _user_frames(ctx, kind: dict) -> np.ndarray:
+def user_frames(ctx, kind: dict) -> np.ndarray:
     """Python spans of the user's code: calls of functions in a file whose lines the tracer traced, and
     those lines (per distinct file_line, not per event)."""
     if "file_line" not in ctx.events:

@@ -7,7 +7,8 @@ Reasoned from the work: the Python tracer fingerprints the arguments and the res
 with the same result before; a function whose same arguments ever gave another result is never listed.
 Gain: the repeated calls removed (a cache returns their result), replayed on the timeline; the first call
 of each distinct argument set keeps its time. Where repeated calls of one function lie inside repeated
-calls of another, the outer is the one reported (its repeats hold the inner's).
+calls of another, the outer is the one reported (its repeats hold the inner's). Only calls made from the
+user's own code count (a library repeating calls inside its own work is not the user's to cache).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import formatting as F
+from ..recording_cost import call_kinds, user_frames
 from ..timeline import ancestor_flag
 from .base import METHOD_CP, make_finding, pct, replay_gain
 
@@ -42,10 +44,16 @@ def repeated_calls(ctx, th):
         return
     kind = ctx.events["call_kind"].astype(str).to_numpy()
     places = ctx.events["file_line"].astype(str).to_numpy()
+    # only calls the user's code makes: a library's repeated calls inside its own work are not the user's to cache
+    user = user_frames(ctx, call_kinds(ctx))
     found = []
     for rec in recs:
         rows = _rows(ctx, rec, kind, places)
-        if rows is None or len(rows) < th["min_repeats"]:
+        if rows is None:
+            continue
+        parent = ctx.rows_of_parent[rows]
+        rows = rows[(parent >= 0) & user[np.maximum(parent, 0)]]
+        if len(rows) < th["min_repeats"]:
             continue
         found.append((rec, rows, float(ctx.dur[rows].sum())))
     if not found:
