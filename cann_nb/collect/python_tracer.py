@@ -11,8 +11,9 @@ What it records, for the thread that calls ``start()`` only:
   dispatch (``np.dot`` shows only its Python dispatcher): that time would otherwise be anonymous self
   time of the cell. Line spans put it on the line that spent it. ``sys.settrace`` is installed as the
   builtin ``getattr`` (a C callable that returns None), so frames that are not line-traced pay no
-  Python-level callback. Line tracing stops after ``LINE_BUDGET`` lines, which bounds its cost on a
-  tight pure-Python loop; meta says when that happened.
+  Python-level callback. Line tracing stops after ``LINE_BUDGET`` lines, and for one function after
+  ``CODE_LINE_BUDGET`` of its lines, which bounds its cost on a tight pure-Python loop and leaves lines for
+  the code that runs after a long one; meta says when either happened.
 
 The line hook also samples the arrays each user line reads and writes on its first two runs, and a user
 function's arguments at its first call (collect/line_arrays.py; meta ``line_arrays``), between spans so
@@ -58,7 +59,10 @@ from .clock import perf_to_epoch_offset
 from .call_repeats import MIN_NS as REPEAT_MIN_NS, CallRepeats
 from .line_arrays import SAMPLES, LineArrays
 
-LINE_BUDGET = 100_000       # line spans per run; about 60 ms of tracing cost at most
+LINE_BUDGET = 300_000       # line spans per run; about 0.2 s of tracing cost at most
+# line spans per code object: a loop that runs long (data built in a loop before the work) leaves the rest of
+# the run's lines traced; a frame of a code object past its share runs untraced, as under the run's budget
+CODE_LINE_BUDGET = 100_000
 _EXIT = -1                  # record code of a return / c_return / c_exception / end of line
 _LINE0 = -2                 # line enters are recorded as _LINE0 - lineno
 _SOURCE_CHARS = 60          # source text kept in a line span's name
@@ -178,6 +182,10 @@ class PythonTracer(Collector):
         state = self._state
         state.update(limit=2 * max(int(self.options.buffer_events), 0), lines_left=LINE_BUDGET if lines else 0,
                      dropped=0, stop_requested=False, overflowed=False)
+        code_budget = CODE_LINE_BUDGET
+        code_left = {}                  # id(code) -> line spans it may still record
+        capped = self._capped = {}      # id(code) -> code, for those that used their share
+        left_get = code_left.get
         user_file = _UserFiles()
         arrays = self._arrays = LineArrays()
         count_get, sampling = arrays.counts.get, arrays.open
@@ -213,7 +221,7 @@ class PythonTracer(Collector):
                     t = perf()
                 if i < 0:
                     i = ~i
-                    if state["lines_left"] > 0:
+                    if state["lines_left"] > 0 and left_get(id(frame.f_code), 1) > 0:
                         frame.f_trace = first_line
                 if len(times) >= state["limit"]:
                     return overflow()
@@ -245,12 +253,17 @@ class PythonTracer(Collector):
         def first_line(frame, event, arg):
             if event != "line":
                 return None
-            if state["lines_left"] <= 0 or len(times) >= state["limit"]:
+            cid = id(frame.f_code)
+            left = left_get(cid, code_budget)
+            if state["lines_left"] <= 0 or len(times) >= state["limit"] or left <= 0:
                 frame.f_trace_lines = False
                 return no_trace
             state["lines_left"] -= 1
+            code_left[cid] = left - 1
+            if left == 1:
+                capped[cid] = frame.f_code
             lineno = frame.f_lineno   # computed from the line table on each access
-            key = id(frame.f_code) + (lineno << 48)
+            key = cid + (lineno << 48)
             run = count_get(key, 0)
             if run < SAMPLES:
                 arrays.begin(frame, key, run)
@@ -266,12 +279,17 @@ class PythonTracer(Collector):
                 if sampling and id(frame) in sampling:
                     arrays.end(frame)
                     t = perf()   # the sample's cost is no line's time
-                if state["lines_left"] <= 0 or len(times) >= state["limit"]:
+                cid = id(frame.f_code)
+                left = left_get(cid, code_budget)
+                if state["lines_left"] <= 0 or len(times) >= state["limit"] or left <= 0:
                     frame.f_trace_lines = False
                     return no_trace
                 state["lines_left"] -= 1
+                code_left[cid] = left - 1
+                if left == 1:
+                    capped[cid] = frame.f_code
                 lineno = frame.f_lineno
-                key = id(frame.f_code) + (lineno << 48)
+                key = cid + (lineno << 48)
                 run = count_get(key, 0)
                 if run < SAMPLES:
                     arrays.begin(frame, key, run)
@@ -358,6 +376,10 @@ class PythonTracer(Collector):
             "line_budget": LINE_BUDGET,
             # every line span the budget allows was recorded (the buffer may have filled later on)
             "line_budget_exhausted": bool(self._lines_on() and np.count_nonzero(codes <= _LINE0) >= LINE_BUDGET),
+            # functions (their first line, as their call spans' file_line) whose lines stopped being traced
+            # when they had used CODE_LINE_BUDGET: their later time is their frames' self time
+            "code_line_budget": CODE_LINE_BUDGET,
+            "line_capped": sorted(f"{c.co_filename}:{c.co_firstlineno}" for c in getattr(self, "_capped", {}).values()),
             "records": int(n),
             "spans_hidden": int(len(spans["code"]) - kept),
             # the arrays the user's lines read and write, and their temporaries (collect/line_arrays.py)

@@ -154,10 +154,20 @@ def test_a_loop_of_native_work_is_not_a_per_element_loop(tmp_path):
     assert loose
 
 
-def test_loop_past_the_line_budget_is_counted_whole(tmp_path, monkeypatch):
-    """Lines stop being recorded after the tracer's line budget; the loop goes on as its frame's self
-    time, and python_loop extends the run to the frame's end."""
-    monkeypatch.setattr(pt, "LINE_BUDGET", 4000)
+BUDGETS = pytest.mark.parametrize("budget", ["LINE_BUDGET", "CODE_LINE_BUDGET"])
+
+
+def spent(prof, budget: str) -> bool:
+    """The run's line budget was spent, or (CODE_LINE_BUDGET) a function's share of it."""
+    py = prof.meta["collectors"]["python"]
+    return py["line_budget_exhausted"] if budget == "LINE_BUDGET" else bool(py["line_capped"])
+
+
+@BUDGETS
+def test_loop_past_the_line_budget_is_counted_whole(tmp_path, monkeypatch, budget):
+    """Lines stop being recorded after the tracer's line budget (or the function's share of it); the loop
+    goes on as its frame's self time, and python_loop extends the run to the frame's end."""
+    monkeypatch.setattr(pt, budget, 4000)
     prof = profile_script(tmp_path, """
         import numpy as np
 
@@ -171,7 +181,7 @@ def test_loop_past_the_line_budget_is_counted_whole(tmp_path, monkeypatch):
 
         result = main()
     """)
-    assert prof.meta["collectors"]["python"]["line_budget_exhausted"]
+    assert spent(prof, budget)
     loop = by_rule(findings(prof))["python_loop"][0]
     ev = loop.evidence
     assert ev["unrecorded_after_line_budget_ns"] > 0
@@ -181,11 +191,13 @@ def test_loop_past_the_line_budget_is_counted_whole(tmp_path, monkeypatch):
     assert 0 < loop.est_gain_pct <= 100
 
 
-def test_a_loop_calling_a_function_per_element_past_the_line_budget_is_counted_whole(tmp_path, monkeypatch):
-    """After the line budget, a loop calling the user's function per element goes on as recorded calls
-    of that function (apply(axis=1), map, a recursion): the run follows them to the loop's end, not
-    only to the end of the call holding the last recorded line."""
-    monkeypatch.setattr(pt, "LINE_BUDGET", 4000)
+@BUDGETS
+def test_a_loop_calling_a_function_per_element_past_the_line_budget_is_counted_whole(tmp_path, monkeypatch,
+                                                                                   budget):
+    """After the line budget (or the function's share of it), a loop calling the user's function per element
+    goes on as recorded calls of that function (apply(axis=1), map, a recursion): the run follows them to
+    the loop's end, not only to the end of the call holding the last recorded line."""
+    monkeypatch.setattr(pt, budget, 4000)
     prof = profile_script(tmp_path, """
         import numpy as np
 
@@ -201,7 +213,7 @@ def test_a_loop_calling_a_function_per_element_past_the_line_budget_is_counted_w
 
         result = main()
     """)
-    assert prof.meta["collectors"]["python"]["line_budget_exhausted"]
+    assert spent(prof, budget)
     loop = by_rule(findings(prof))["python_loop"][0]
     ev_main = prof.events[prof.events["name"].astype(str) == "script.main"].iloc[0]
     assert loop.evidence["unrecorded_after_line_budget_ns"] > 0
@@ -299,3 +311,29 @@ def test_a_comparator_called_from_sorted_past_the_line_budget_is_a_loop(tmp_path
     sort = prof.events[prof.events["name"].astype(str) == "builtins.sorted"].iloc[0]
     assert loop.evidence["region_ns"] >= 0.8 * sort["dur_ns"]
     assert 0 < loop.est_gain_pct <= 100
+
+
+def test_a_long_setup_loop_leaves_the_lines_after_it_traced(tmp_path, monkeypatch):
+    """Data built in a long loop before the work spends only that code's share of the line budget: the
+    work's lines are still traced and sampled (here: numbers held in an object array, seen from them)."""
+    monkeypatch.setattr(pt, "CODE_LINE_BUDGET", 3000)
+    monkeypatch.setattr(pt, "LINE_BUDGET", 9000)
+    prof = profile_script(tmp_path, """
+        import numpy as np
+
+        ids = []
+        for i in range(20_000):
+            ids.append("C%07d" % i)
+
+        def main():
+            X = np.empty((200_000, 4), dtype=object)
+            X[:] = np.random.default_rng(0).random((200_000, 4))
+            mu = X.mean(axis=0)
+            return ((X - mu) ** 2).sum(axis=0)
+
+        result = main()
+    """)
+    py = prof.meta["collectors"]["python"]
+    assert not py["line_budget_exhausted"] and py["line_capped"] == [f"{tmp_path / 'script.py'}:1"]
+    (f,) = by_rule(findings(prof))["object_numbers"]
+    assert "X: ndarray (200000, 4), object, holding float" in f.title

@@ -190,22 +190,64 @@ STALL_SHARE = 0.05   # of a loop's time so far: a pause that short inside it is 
 
 
 def _past_line_budget(ctx, runs: pd.DataFrame, short_ns: int, gap_ns: int) -> tuple[pd.DataFrame, int]:
-    """The Python tracer stops recording lines after its line budget (meta ``line_budget_exhausted``);
-    a loop still running then goes on without line spans: as self time of the last line's frame (a loop
-    body written inline), or as further calls of that frame's function (a loop calling a function per
-    element: ``df.apply(f, axis=1)``, a recursion), which the tracer still records. The run holding the
-    last recorded line is extended over both: to the end of that frame, and on through the later calls of
-    the same function that follow one another with gaps under ``gap_ns``; never past the first recorded
-    piece of real work (self time of ``short_ns`` or more) after the run. Returns the runs and the time
-    added."""
-    py = (ctx.meta.get("collectors") or {}).get("python") or {}
-    if not _budget_exhausted(ctx) or not len(runs):
+    """The Python tracer stops recording lines after its line budget (meta ``line_budget_exhausted``), and
+    a function's lines after its own share (meta ``line_capped``); a loop still running then goes on
+    without line spans: as self time of the last line's frame (a loop body written inline), or as further
+    calls of that frame's function (a loop calling a function per element: ``df.apply(f, axis=1)``, a
+    recursion), which the tracer still records. The run holding each such last recorded line is extended
+    over both: to the end of that frame, and on through the later calls of the same function that follow
+    one another with gaps under ``gap_ns``; never past the first recorded piece of real work (self time of
+    ``short_ns`` or more) after the run. Returns the runs and the time added."""
+    if not len(runs):
         return runs, 0
     u = work_units(ctx)
+    added = 0
+    for last_line in _last_lines(ctx, u):
+        runs, more = _extend_run(ctx, runs, u, last_line, short_ns, gap_ns)
+        added += more
+    return runs, added
+
+
+def _last_lines(ctx, u: np.ndarray) -> list[int]:
+    """Rows of the last recorded line of the run when its line budget was spent, and of each function
+    whose lines stopped being traced at its own share."""
     lines = u[ctx.flag(LINE_RE)[u]]
     if not len(lines):
-        return runs, 0
-    last_line = lines[np.argmax(ctx.start[lines])]
+        return []
+    out = []
+    if _run_budget_spent(ctx):
+        out.append(int(lines[np.argmax(ctx.start[lines])]))
+    capped = _capped_codes(ctx)
+    if capped is not None:
+        frame = ctx.rows_of_parent[lines]
+        code = np.where(frame >= 0, capped[np.maximum(frame, 0)], -1)
+        for c in np.unique(code[code >= 0]):
+            sel = lines[code == c]
+            out.append(int(sel[np.argmax(ctx.start[sel])]))
+    return sorted(set(out), key=lambda r: ctx.start[r])
+
+
+def _capped_codes(ctx) -> np.ndarray | None:
+    """Per row: an index (>= 0) of the capped function the row is a call of (meta ``line_capped``), -1
+    for other rows; None when no function was capped."""
+    py = (ctx.meta.get("collectors") or {}).get("python") or {}
+    capped = py.get("line_capped") or []
+    if not capped or "file_line" not in ctx.events or "call_kind" not in ctx.events:
+        return None
+    places = ctx.events["file_line"]
+    places = places if isinstance(places.dtype, pd.CategoricalDtype) else places.astype("category")
+    which = pd.Index([str(c) for c in places.cat.categories]).get_indexer(capped)
+    index = np.full(len(places.cat.categories) + 1, -1, dtype=np.int64)
+    index[which[which >= 0]] = which[which >= 0]
+    codes = places.cat.codes.to_numpy()
+    is_call = (ctx.events["call_kind"] == "py").to_numpy()
+    return np.where(is_call & (codes >= 0), index[np.where(codes >= 0, codes, -1)], -1)
+
+
+def _extend_run(ctx, runs: pd.DataFrame, u: np.ndarray, last_line: int, short_ns: int,
+                gap_ns: int) -> tuple[pd.DataFrame, int]:
+    """The run holding ``last_line`` extended over the unrecorded rest of its loop (see _past_line_budget)."""
+    py = (ctx.meta.get("collectors") or {}).get("python") or {}
     k = np.flatnonzero(u[runs["last"].to_numpy()] == last_line)
     frame = ctx.rows_of_parent[last_line]
     if not len(k) or frame < 0:
@@ -250,10 +292,16 @@ def _past_line_budget(ctx, runs: pd.DataFrame, short_ns: int, gap_ns: int) -> tu
     return runs, stop - end
 
 
-def _budget_exhausted(ctx) -> bool:
+def _run_budget_spent(ctx) -> bool:
     py = (ctx.meta.get("collectors") or {}).get("python") or {}
     # (profiles stored before the flag counted a budget used up before the buffer filled: line_spans)
     return bool(py.get("line_budget_exhausted") or py.get("line_spans", 0) >= py.get("line_budget", np.inf))
+
+
+def _budget_exhausted(ctx) -> bool:
+    """Lines stopped being traced somewhere: the run's budget, or a function's share of it."""
+    py = (ctx.meta.get("collectors") or {}).get("python") or {}
+    return _run_budget_spent(ctx) or bool(py.get("line_capped"))
 
 
 def _callback_runs(ctx, short_ns: int, gap_ns: int, min_iterations: int, max_unit_ns: int) -> list[np.ndarray]:
@@ -261,16 +309,30 @@ def _callback_runs(ctx, short_ns: int, gap_ns: int, min_iterations: int, max_uni
     over by one caller, each call short, back to back (a callback called per element from C:
     ``sorted(key=cmp_to_key(f))``, ``np.vectorize(f)``, ``map(f, xs)``, ``apply(f)``; or a loop calling
     a function). Returns the rows of each such run of ``min_iterations`` calls or more, after the last
-    recorded line."""
+    recorded line (of the run, or of the capped function called)."""
     if not _budget_exhausted(ctx):
         return []
     main = ctx.main_track
     lines = np.flatnonzero(ctx.flag(LINE_RE) & (ctx.track_code == main))
     if not len(lines):
         return []
-    after = int(ctx.start[lines].max())
-    rows = np.flatnonzero((ctx.role == C.R["python"]) & (ctx.track_code == main) & (ctx.start > after)
-                          & ~ctx.flag(LINE_RE) & ~ctx.flag(C.GC_RE))
+    cand = (ctx.role == C.R["python"]) & (ctx.track_code == main) & ~ctx.flag(LINE_RE) & ~ctx.flag(C.GC_RE)
+    past = np.zeros(ctx.n, dtype=bool)
+    if _run_budget_spent(ctx):
+        past |= ctx.start > int(ctx.start[lines].max())
+    capped = _capped_codes(ctx)
+    if capped is not None:
+        # calls of a capped function after its last recorded line
+        frame = ctx.rows_of_parent[lines]
+        code = np.where(frame >= 0, capped[np.maximum(frame, 0)], -1)
+        ok = code >= 0
+        if ok.any():
+            none = np.iinfo(np.int64).max
+            last = np.full(int(max(capped.max(), code.max())) + 1, -none, dtype=np.int64)
+            np.maximum.at(last, code[ok], ctx.start[lines[ok]].astype(np.int64))
+            after = np.where(capped >= 0, last[np.maximum(capped, 0)], none)
+            past |= (capped >= 0) & (after > -none) & (ctx.start > after)
+    rows = np.flatnonzero(cand & past)
     if len(rows) < min_iterations:
         return []
     parent = ctx.rows_of_parent[rows]
@@ -282,9 +344,9 @@ def _callback_runs(ctx, short_ns: int, gap_ns: int, min_iterations: int, max_uni
                 & (ctx.name_code[rows[1:]] == ctx.name_code[rows[:-1]])
                 & (ctx.start[rows[1:]] - ctx.end[rows[:-1]] < gap_ns))
     first = np.flatnonzero(~link)
-    last = np.append(first[1:], len(rows)) - 1
-    keep = (last - first + 1 >= min_iterations) & short[first]
-    return [rows[a:b + 1] for a, b in zip(first[keep], last[keep])]
+    last_ = np.append(first[1:], len(rows)) - 1
+    keep = (last_ - first + 1 >= min_iterations) & short[first]
+    return [rows[a:b + 1] for a, b in zip(first[keep], last_[keep])]
 
 
 def roof_work_ns(ctx, starts: np.ndarray, ends: np.ndarray, frac: float) -> float:
