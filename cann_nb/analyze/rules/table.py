@@ -7,7 +7,7 @@ shared/docs/analysis-anchors.md (catalogue ids in brackets).
 from __future__ import annotations
 
 from . import (arrays, autograd, call_sites, compute, containers, contractions, convolution, device, frameworks, memo,
-               growth, host, linalg, memory, prefix, redundant, repeats, roofline, waits)
+               growth, host, lines, linalg, memory, prefix, redundant, repeats, roofline, waits)
 from .base import METHOD_CP, METHOD_HEADROOM, Rule
 
 US, MS = 1_000, 1_000_000
@@ -222,6 +222,10 @@ RULES: tuple[Rule, ...] = (
          METHOD_CP),
     Rule("hotspot", "hotspot", "Dominant op", compute.hotspot, {"min_pct": 30.0, "top": 2},
          "HTA kernel breakdown, Nsight cuda_gpu_kern_sum", ""),
+    Rule("hot_line", "hotspot", "A line of the user's code holding most of the run in the library calls it makes",
+         lines.hot_line, {"min_pct": 30.0, "min_library_share": 0.5, "min_run_ns": 1_000_000, "top": 1},
+         "pyinstrument and line_profiler (time per line of the user's code, with what it calls); the op-level "
+         "hotspot's 30% of the run", ""),
     # -- roofline (analyze/efficiency): gains are measured time minus time at the roof ---------------
     Rule("batch_matvec", "utilization", "Matrix-vector products at batch one", roofline.batch_matvec,
          {"min_calls": 20, "min_pct": 5.0},

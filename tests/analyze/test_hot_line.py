@@ -1,0 +1,54 @@
+"""analyze/rules/lines.py on real Python-tracer profiles: a line whose library call holds most of the run
+is named; a line whose time is the user's own lines under it, or a loop's short statements, is not."""
+
+from __future__ import annotations
+
+from .test_python_loops import profile_script
+from .test_work_order_rules import found
+
+SRC = """
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"k": rng.integers(0, 20_000, 400_000), "v": rng.random(400_000)})
+
+    def spread(values):
+        total = 0.0
+        for v in values[:20_000]:
+            total += v * v
+        return total
+
+    def main():
+        q = df.groupby("k")["v"].quantile([0.1, 0.5, 0.9])
+        s = spread(df["v"].tolist())
+        return float(q.sum()) + s
+
+    result = main()
+"""
+
+
+def test_a_line_whose_library_call_holds_the_run_is_named(tmp_path):
+    prof = profile_script(tmp_path, SRC, "groupby")
+    (f,) = found(prof, "hot_line")
+    assert f.category == "hotspot" and f.title.startswith("Line groupby.py:15 (q = df.groupby(")
+    assert f.evidence["library_share"] > 0.9 and f.evidence["runs"] == 1
+    assert f.evidence["top_callees"] and f.est_gain_pct != f.est_gain_pct   # NaN: no estimate
+    # the call of the user's function (its time is the user's own lines) and the loop's statement are not
+    assert "spread" not in f.title and "total +=" not in f.title
+
+
+def test_a_line_whose_time_is_the_users_own_code_is_not_a_hot_line(tmp_path):
+    src = """
+        def spread(values):
+            total = 0.0
+            for v in values:
+                total += v * v
+            return total
+
+        def main():
+            return spread([i / 7 for i in range(200_000)])
+
+        result = main()
+    """
+    assert found(profile_script(tmp_path, src, "own"), "hot_line") == []
