@@ -30,6 +30,7 @@ _SHORT = 16               # items of a container fingerprinted by content
 _VARARGS, _VARKEYWORDS = 0x04, 0x08   # code flags: *args, **kwargs
 _SUSPENDS = 0x20 | 0x80 | 0x200        # code flags: generator, coroutine, async generator
 _NO_RESULT = (type(None), bool)
+_PLAIN = (int, float, str, bytes, bool, type(None), complex)
 _MISSING = object()
 
 
@@ -128,15 +129,21 @@ def fingerprint(v, depth: int = 0):
         return ("np", v.dtype.str, v.tobytes())
     if t is tuple or t is list or t is frozenset or t is set:
         if depth < 2 and len(v) <= _SHORT:
-            items = sorted(map(hash, v)) if t is frozenset or t is set else [fingerprint(x, depth + 1) for x in v]
-            return (t.__name__, tuple(items))
+            if t is tuple or t is list:
+                return (t.__name__, tuple(fingerprint(x, depth + 1) for x in v))
+            if all(type(x) in _PLAIN for x in v):   # hashing anything else could run a user's __hash__
+                return (t.__name__, tuple(sorted(map(hash, v))))
         return (t.__name__, len(v), id(v))   # a long container: by identity (and length)
     if t is dict:
         if depth < 2 and len(v) <= _SHORT:
             return ("dict", tuple((fingerprint(k, 2), fingerprint(x, depth + 1)) for k, x in v.items()))
         return ("dict", len(v), id(v))
     if t is pd.Series:
-        return ("Series", str(v.dtype), _array(v.to_numpy()), id(v.index))
+        # a numpy-backed Series is sampled through a view; another (categorical, arrow) by identity: making
+        # its numpy array could copy every value
+        if isinstance(v.dtype, np.dtype):
+            return ("Series", _array(v.to_numpy()), id(v.index))
+        return ("Series", len(v), str(v.dtype), id(v))
     if t is pd.DataFrame:
         return ("DataFrame", v.shape, id(v))
     return ("id", t.__qualname__, id(v))

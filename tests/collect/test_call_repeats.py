@@ -78,3 +78,10 @@ def test_the_tracer_lists_repeated_long_calls_of_a_pure_function_only():
     # the 3rd, 4th and 5th long calls (n=3000 twice more, 4000 again), found by their ordinals among all spans
     assert [rows.index[k] for k in f["ordinals"]] == list(long_calls.index[[2, 3, 4]])
     assert not funcs["noisy"]["pure"] and funcs["noisy"]["repeats"] == 0
+
+
+def test_sets_of_other_than_plain_values_and_non_numpy_series_are_fingerprinted_by_identity():
+    s = {(1, 2), (3, 4)}   # hashing items other than plain values could run a user's __hash__
+    assert fingerprint(s) == ("set", 2, id(s)) and fingerprint({1, 2}) == fingerprint({2, 1})
+    cats = pd.Series(["a", "b"] * 50_000, dtype="category")
+    assert fingerprint(cats) == ("Series", 100_000, "category", id(cats))
