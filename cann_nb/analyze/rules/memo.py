@@ -75,7 +75,7 @@ def repeated_calls(ctx, th):
         gpct = pct(gain, ctx.wall_without_recording)
         if gpct < th["min_pct"]:
             continue
-        name = rec["name"]
+        name = str(ctx.names(rows[:1])[0])   # module-qualified, as the profile names the function
         looked, distinct = rec["looked"], rec["distinct"]
         title = (f"{name}() recomputed results it had already returned: {len(rows):,} of {looked:,} long calls "
                  f"repeated one of {distinct:,} distinct argument sets, {F.ns(t)}; a cache saves {gpct:.0f}% of "
