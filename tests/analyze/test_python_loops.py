@@ -337,3 +337,23 @@ def test_a_long_setup_loop_leaves_the_lines_after_it_traced(tmp_path, monkeypatc
     assert not py["line_budget_exhausted"] and py["line_capped"] == [f"{tmp_path / 'script.py'}:1"]
     (f,) = by_rule(findings(prof))["object_numbers"]
     assert "X: ndarray (200000, 4), object, holding float" in f.title
+
+
+def test_a_library_function_called_back_per_element_from_c_is_the_lines_per_element_calls(tmp_path):
+    """sorted(rows, key=np.linalg.norm): the C function sorted calls numpy's Python norm once per row; the
+    calls belong to the user's line that called sorted (as generic_filter(img, np.std) would)."""
+    prof = profile_script(tmp_path, """
+        import numpy as np
+
+        rows = list(np.random.default_rng(0).random((20_000, 3)))
+
+        def main():
+            ordered = sorted(rows, key=np.linalg.norm)
+            return np.array(ordered[:10])
+
+        result = main()
+    """)
+    (f,) = by_rule(findings(prof))["tiny_calls_by_line"]
+    assert f.title.startswith("Line script.py:7 calls library functions one row/element at a time: 40,000 calls")
+    assert f.evidence["executions"] == 1 and "linalg.norm" in f.title   # norm and its dispatcher, per row
+    assert 0 < f.est_gain_pct <= 100

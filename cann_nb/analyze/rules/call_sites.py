@@ -178,10 +178,18 @@ def _suggestion(where: str, code: str, names: list[str]) -> str:
             "function for every element.")
 
 
+def _is_c_call(ctx) -> np.ndarray:
+    """Per row: a C function's span under the Python tracer (call_kind "c")."""
+    if "call_kind" not in ctx.events:
+        return np.zeros(ctx.n, dtype=bool)
+    return (ctx.events["call_kind"] == "c").to_numpy()
+
+
 def tiny_calls_by_line(ctx, th):
     """A user line (the Python tracer's line spans) that calls library functions thousands of times,
     each call short: a per-row / per-element loop (``df.iterrows()``, ``row["a"]``, ``df.loc[i, c] = v``,
-    ``math.sqrt(x[i])``). Calls are short when no piece of their work exceeds ``short_ns`` (the longest
+    ``math.sqrt(x[i])``), also through a C function it calls that calls back per element
+    (``generic_filter(img, np.std)``, ``sorted(key=f)``). Calls are short when no piece of their work exceeds ``short_ns`` (the longest
     self time in their call tree: dispatch, checks and small objects, not native work on data) and a
     typical call is under ``max_call_ns``. Gain: replay with the line's time less what vectorised code
     keeps: one typical call of each distinct short function (it is then called once, on whole columns),
@@ -197,7 +205,23 @@ def tiny_calls_by_line(ctx, th):
         return
     prow = ctx.rows_of_parent
     calls = np.flatnonzero(on & ~is_line & (prow >= 0))
-    calls = calls[is_line[prow[calls]]]
+    # the line a call is made from: its parent, or through one C function the line called that calls back
+    # per element (scipy.ndimage.generic_filter(img, np.std), sorted(key=f), map(f, xs))
+    owner = prow[calls]
+    via_c = ~is_line[owner] & _is_c_call(ctx)[owner]
+    if via_c.any():
+        # up from the C function through the library's frames to the user's line that called it
+        from ..recording_cost import call_kinds, user_frames
+        user = user_frames(ctx, call_kinds(ctx)) & ~is_line
+        cur = np.where(via_c, prow[owner], -1)
+        for _ in range(16):
+            live = (cur >= 0) & ~is_line[np.maximum(cur, 0)] & ~user[np.maximum(cur, 0)]
+            if not live.any():
+                break
+            cur = np.where(live, prow[np.maximum(cur, 0)], cur)
+        owner = np.where(via_c, cur, owner)
+    keep = (owner >= 0) & is_line[np.maximum(owner, 0)]
+    calls, owner = calls[keep], owner[keep]
     if len(calls) < th["min_calls"]:
         return
     file_line = ctx.events["file_line"]
@@ -205,11 +229,11 @@ def tiny_calls_by_line(ctx, th):
     user_files = {f for f in pd.unique(_file_of(file_line.iloc[line_rows].to_numpy())) if f}
     call_files = _file_of(file_line.iloc[calls].to_numpy())
     library = np.array([f is None or f not in user_files for f in call_files], dtype=bool)
-    calls = calls[library]
+    calls, owner = calls[library], owner[library]
     if len(calls) < th["min_calls"]:
         return
     piece = longest_piece(ctx)
-    line_of = ctx.name_code[prow[calls]]
+    line_of = ctx.name_code[owner]
     df = pd.DataFrame({"line": line_of, "fn": ctx.name_code[calls], "dur": ctx.dur[calls],
                        "piece": piece[calls]})
     g = df.groupby(["line", "fn"], sort=False).agg(n=("dur", "size"), total=("dur", "sum"),
