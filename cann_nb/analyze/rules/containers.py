@@ -13,6 +13,7 @@ appendleft, a set or dict for membership and removal), replayed.
 
 from __future__ import annotations
 
+import os
 import re
 
 import numpy as np
@@ -82,3 +83,50 @@ def linear_list_ops(ctx, th):
     yield make_finding(ctx, "linear_list_ops", "hotspot", title, evidence=evidence, ops=list(names.index[:3]),
                        suggestion=sugg, gain_ns=gain, method=METHOD_CP + " (the calls at a trivial call's cost)",
                        confidence=conf * 0.6, rows=rows, affected_ns=total)
+
+
+# sum(list_of_lists, []) / sum(tuples, ()): the start value makes sum() concatenate
+SUM_CONCAT_RE = re.compile(r"\bsum\((?:[^()]|\([^()]*\))*,\s*(?:start\s*=\s*)?(\[\s*\]|\(\s*\)|list\(\)|tuple\(\))\s*\)")
+
+
+def sum_concatenation(ctx, th):
+    """``sum(list_of_lists, [])`` (or tuples with ``()``): ``sum`` adds the sequences one by one, each
+    addition copying all gathered so far: n sequences cost ~n^2/2 sequence copies where one pass
+    (``itertools.chain.from_iterable``, a comprehension) copies each element once. Seen from the line's
+    source (the Python tracer's line spans) and the ``sum`` call's time inside it. Gain: that call removed,
+    replayed (one pass over the result is left; it is n/2 times cheaper than what sum does, negligible
+    for the dozens of sequences that make the cost show)."""
+    if not ctx.n or "call_kind" not in ctx.events:
+        return
+    from .host import LINE_RE
+    rows = np.flatnonzero(ctx.flag(re.compile(r"^builtins\.sum$")) & ctx.is_host)
+    if not len(rows):
+        return
+    parent = ctx.rows_of_parent[rows]
+    ok = parent >= 0
+    rows, parent = rows[ok], parent[ok]
+    labels = ctx.names(parent).astype(str)
+    hit = np.array([bool(LINE_RE.search(s)) and bool(SUM_CONCAT_RE.search(s.split(": ", 1)[-1])) for s in labels],
+                   dtype=bool)
+    rows, parent = rows[hit], parent[hit]
+    if not len(rows):
+        return
+    t = float(ctx.dur[rows].sum())
+    mask = np.zeros(ctx.n, dtype=bool)
+    mask[rows] = True
+    gain, conf = replay_gain(ctx, seg_factor=ctx.replay.seg_factor_for(mask, 0.0))
+    gpct = pct(gain, ctx.wall_without_recording)
+    if gpct < th["min_pct"]:
+        return
+    src = str(ctx.names(parent[:1])[0])
+    place = str(ctx.events["file_line"].iloc[parent[0]]) if "file_line" in ctx.events else ""
+    where = f"{os.path.basename(place.rpartition(':')[0])}:{place.rpartition(':')[2]}" if ":" in place else src
+    title = (f"Line {where} ({src.split(': ', 1)[-1]}) concatenates sequences with sum(): each addition copies all "
+             f"gathered so far (quadratic), {F.ns(t)} in {len(rows):,} call(s), {gpct:.0f}% of end-to-end")
+    sugg = ("Flatten in one pass: list(itertools.chain.from_iterable(seqs)) or [x for s in seqs for x in s]; "
+            "for strings ''.join(parts); for arrays np.concatenate(arrays).")
+    yield make_finding(ctx, "sum_concatenation", "redundant", title,
+                       evidence={"calls": int(len(rows)), "time_ns": t, "line": src},
+                       ops=["builtins.sum"], suggestion=sugg, gain_ns=gain,
+                       method=METHOD_CP + " (the sum call removed; the one pass left is negligible)",
+                       confidence=conf * 0.7, rows=rows, affected_ns=t)

@@ -154,6 +154,10 @@ RULES: tuple[Rule, ...] = (
          {"min_n": 64, "max_k_frac": 0.125, "min_pct": 5.0},
          "PyTorch forums 'use topk instead of sort()[:k]'; heap top-k costs n + k log2 k (ln(n/k) + 1) "
          "comparisons vs n log2 n (torch CPU topk: std::partial_sort when k * 64 <= n)", METHOD_CP),
+    Rule("sum_concatenation", "redundant", "sum(list_of_lists, []): sequences concatenated one by one (quadratic)",
+         containers.sum_concatenation, {"min_pct": 5.0},
+         "Python docs, built-in sum ('To concatenate a series of iterables, consider using "
+         "itertools.chain()'); each list addition copies both operands", METHOD_CP),
     Rule("linear_list_ops", "hotspot", "Linear-time list operations in a loop (pop(0), insert(0, x), remove, index, re-sorting)",
          containers.linear_list_ops, {"min_calls": 100, "min_ratio": 4.0, "min_pct": 5.0},
          "Python docs: list.pop(0)/insert(0) are O(n), collections.deque O(1) at both ends (TimeComplexity wiki); "
