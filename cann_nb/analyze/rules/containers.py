@@ -105,9 +105,11 @@ def sum_concatenation(ctx, th):
     parent = ctx.rows_of_parent[rows]
     ok = parent >= 0
     rows, parent = rows[ok], parent[ok]
-    labels = ctx.names(parent).astype(str)
-    hit = np.array([bool(LINE_RE.search(s)) and bool(SUM_CONCAT_RE.search(s.split(": ", 1)[-1])) for s in labels],
-                   dtype=bool)
+    # per distinct line, not per call (sum(row) in a loop makes a call per row)
+    line_codes = np.unique(ctx.name_code[parent])
+    good = [c for c in line_codes.tolist() if LINE_RE.search(str(ctx.name_cats[c]))
+            and SUM_CONCAT_RE.search(str(ctx.name_cats[c]).split(": ", 1)[-1])]
+    hit = np.isin(ctx.name_code[parent], good)
     rows, parent = rows[hit], parent[hit]
     if not len(rows):
         return

@@ -14,6 +14,7 @@ user's own code count (a library repeating calls inside its own work is not the 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from ... import formatting as F
 from ..recording_cost import call_kinds, user_frames
@@ -26,9 +27,10 @@ def _records(ctx) -> list[dict]:
     return [f for f in got.get("functions") or [] if f.get("repeats") and f.get("pure", True)]
 
 
-def _rows(ctx, rec: dict, kind: np.ndarray, places: np.ndarray) -> np.ndarray | None:
+def _rows(ctx, rec: dict, is_call: np.ndarray, codes: np.ndarray, index: pd.Index) -> np.ndarray | None:
     """The event rows of a function's repeated calls (None when its spans are not all in the profile)."""
-    rows = np.flatnonzero((kind == "py") & (places == rec["file_line"]))
+    k = index.get_indexer([rec["file_line"]])[0]
+    rows = np.flatnonzero(is_call & (codes == k)) if k >= 0 else np.empty(0, dtype=np.int64)
     if len(rows) != rec["spans"]:
         return None
     rows = rows[np.argsort(ctx.start[rows], kind="stable")]
@@ -42,13 +44,15 @@ def repeated_calls(ctx, th):
     recs = _records(ctx)
     if not recs or not ctx.n or "file_line" not in ctx.events or "call_kind" not in ctx.events:
         return
-    kind = ctx.events["call_kind"].astype(str).to_numpy()
-    places = ctx.events["file_line"].astype(str).to_numpy()
+    kinds = call_kinds(ctx)
+    places = ctx.events["file_line"]
+    places = places if isinstance(places.dtype, pd.CategoricalDtype) else places.astype("category")
+    codes, index = places.cat.codes.to_numpy(), pd.Index([str(c) for c in places.cat.categories])
     # only calls the user's code makes: a library's repeated calls inside its own work are not the user's to cache
-    user = user_frames(ctx, call_kinds(ctx))
+    user = user_frames(ctx, kinds)
     found = []
     for rec in recs:
-        rows = _rows(ctx, rec, kind, places)
+        rows = _rows(ctx, rec, kinds["py"], codes, index)
         if rows is None:
             continue
         parent = ctx.rows_of_parent[rows]
