@@ -38,6 +38,24 @@ def ancestor_flag(ctx, flag: np.ndarray) -> np.ndarray:
     return out
 
 
+def nearest_ancestor(ctx, rows: np.ndarray, target: np.ndarray, through: np.ndarray | None = None) -> np.ndarray:
+    """For each of ``rows``: its nearest proper ancestor flagged in ``target``, -1 when there is none; when
+    ``through`` is given, the climb passes only ancestors flagged in it (and stops, -1, at one that is not)."""
+    prow = ctx.rows_of_parent
+    out = np.full(len(rows), -1, dtype=I64)
+    cur = prow[rows]
+    for _ in range(256):
+        live = (cur >= 0) & (out < 0)
+        if not live.any():
+            break
+        at = np.maximum(cur, 0)
+        hit = live & target[at]
+        out[hit] = cur[hit]
+        go = live & ~hit if through is None else live & ~hit & through[at]
+        cur = np.where(go, prow[at], -1)
+    return out
+
+
 def _rows_of_parent(ctx) -> np.ndarray:
     p = ctx.parent
     out = np.full(ctx.n, -1, dtype=I64)

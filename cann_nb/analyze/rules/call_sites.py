@@ -212,14 +212,9 @@ def tiny_calls_by_line(ctx, th):
     if via_c.any():
         # up from the C function through the library's frames to the user's line that called it
         from ..recording_cost import call_kinds, user_frames
-        user = user_frames(ctx, call_kinds(ctx)) & ~is_line
-        cur = np.where(via_c, prow[owner], -1)
-        for _ in range(16):
-            live = (cur >= 0) & ~is_line[np.maximum(cur, 0)] & ~user[np.maximum(cur, 0)]
-            if not live.any():
-                break
-            cur = np.where(live, prow[np.maximum(cur, 0)], cur)
-        owner = np.where(via_c, cur, owner)
+        from ..timeline import nearest_ancestor
+        library = ~user_frames(ctx, call_kinds(ctx)) & ~is_line
+        owner[via_c] = nearest_ancestor(ctx, owner[via_c], is_line, through=library)
     keep = (owner >= 0) & is_line[np.maximum(owner, 0)]
     calls, owner = calls[keep], owner[keep]
     if len(calls) < th["min_calls"]:

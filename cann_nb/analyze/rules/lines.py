@@ -16,7 +16,7 @@ import pandas as pd
 
 from ... import formatting as F
 from ..recording_cost import call_kinds, user_frames
-from ..timeline import ancestor_flag
+from ..timeline import ancestor_flag, nearest_ancestor
 from .arrays import where
 from .base import covered_ns, make_finding, pct
 from .host import LINE_RE
@@ -28,15 +28,7 @@ def _user_time_below(ctx, lines: np.ndarray) -> np.ndarray:
     user = user_frames(ctx, call_kinds(ctx))
     user[lines] = True
     rows = np.flatnonzero(user)
-    owner = np.full(len(rows), -1, dtype=np.int64)
-    cur = ctx.rows_of_parent[rows]
-    for _ in range(256):
-        live = (cur >= 0) & (owner < 0)
-        if not live.any():
-            break
-        hit = live & user[np.maximum(cur, 0)]
-        owner[hit] = cur[hit]
-        cur = np.where(live & ~hit, ctx.rows_of_parent[np.maximum(cur, 0)], -1)
+    owner = nearest_ancestor(ctx, rows, user)
     is_line = np.zeros(ctx.n, dtype=bool)
     is_line[lines] = True
     out = np.zeros(ctx.n)
