@@ -38,13 +38,15 @@ def ancestor_flag(ctx, flag: np.ndarray) -> np.ndarray:
     return out
 
 
-def nearest_ancestor(ctx, rows: np.ndarray, target: np.ndarray, through: np.ndarray | None = None) -> np.ndarray:
-    """For each of ``rows``: its nearest proper ancestor flagged in ``target``, -1 when there is none; when
-    ``through`` is given, the climb passes only ancestors flagged in it (and stops, -1, at one that is not)."""
+def nearest_ancestor(ctx, rows: np.ndarray, target: np.ndarray, through: np.ndarray | None = None,
+                     max_levels: int = 256) -> np.ndarray:
+    """For each of ``rows``: its nearest proper ancestor flagged in ``target``, -1 when there is none within
+    ``max_levels``; when ``through`` is given, the climb passes only ancestors flagged in it (and stops, -1,
+    at one that is not)."""
     prow = ctx.rows_of_parent
     out = np.full(len(rows), -1, dtype=I64)
     cur = prow[rows]
-    for _ in range(256):
+    for _ in range(max_levels):
         live = (cur >= 0) & (out < 0)
         if not live.any():
             break

@@ -178,6 +178,9 @@ def _suggestion(where: str, code: str, names: list[str]) -> str:
             "function for every element.")
 
 
+CALLBACK_LEVELS = 4   # library frames between a C function calling back and the user's line that called it
+
+
 def _is_c_call(ctx) -> np.ndarray:
     """Per row: a C function's span under the Python tracer (call_kind "c")."""
     if "call_kind" not in ctx.events:
@@ -214,7 +217,9 @@ def tiny_calls_by_line(ctx, th):
         from ..recording_cost import call_kinds, user_frames
         from ..timeline import nearest_ancestor
         library = ~user_frames(ctx, call_kinds(ctx)) & ~is_line
-        owner[via_c] = nearest_ancestor(ctx, owner[via_c], is_line, through=library)
+        # a few levels: a callback API's own frames (generic_filter's), not an import's machinery (class
+        # bodies run by __build_class__ deep under an import line)
+        owner[via_c] = nearest_ancestor(ctx, owner[via_c], is_line, through=library, max_levels=CALLBACK_LEVELS)
     keep = (owner >= 0) & is_line[np.maximum(owner, 0)]
     calls, owner = calls[keep], owner[keep]
     if len(calls) < th["min_calls"]:
