@@ -223,6 +223,10 @@ class PythonTracer(Collector):
                     i = ~i
                     if state["lines_left"] > 0 and left_get(id(frame.f_code), 1) > 0:
                         frame.f_trace = first_line
+                    elif frame.f_trace is not None:
+                        # a generator resumed after its lines' budget is spent keeps the line hook it had: its
+                        # next line would close a line already closed at the yield (an unmatched record)
+                        frame.f_trace = None
                 if len(times) >= state["limit"]:
                     return overflow()
                 push(len(times))

@@ -433,3 +433,35 @@ def test_through_the_collection_session_only_the_cell_remains():
     assert (ev["name"] == "<cell>:f").sum() == 4
     assert sys.getprofile() is None and sys.gettrace() is None
     assert not [t for t in threading.enumerate() if t.name.startswith("cann_nb")]
+
+
+def doubles(n):
+    for i in range(n):
+        yield 2 * i
+
+
+def after_the_generators(x):
+    return x + 1
+
+
+def test_generators_resumed_after_their_line_share_leave_the_stream_well_nested(monkeypatch):
+    """Two suspended generators of one function outlive its line share (CODE_LINE_BUDGET): each resume must
+    not run the line hook it had (its first line would close a line already closed at the yield, and every
+    span after it would be paired wrongly)."""
+    monkeypatch.setattr(pt, "CODE_LINE_BUDGET", 500)
+
+    def work():
+        g1, g2 = doubles(3000), doubles(3000)
+        total = 0
+        for _ in range(3000):
+            total += next(g1) + next(g2)
+        return after_the_generators(total)
+
+    got = run_traced(work)[0]
+    ev = got.events
+    assert_well_nested(ev)
+    assert any(line.endswith(f":{doubles.__code__.co_firstlineno}") for line in got.meta["line_capped"])
+    names = ev["name"].astype(str)
+    (last,) = ev.index[names.str.endswith("after_the_generators")]
+    # the call after the generators is recorded, inside work()
+    assert names[ev.loc[last, "parent"]].endswith("work")
