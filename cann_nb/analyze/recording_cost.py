@@ -19,11 +19,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pandas as pd
 
 from . import classify as C
 from ..collect.line_arrays import TRACE_MIN_BYTES
 from .line_arrays import line_arrays, traced_run_excess
+from .python_spans import call_kinds, places, user_frames
 
 
 def _figure(meta: dict, collector: str, key: str) -> float:
@@ -87,10 +87,7 @@ def fingerprint_charges(ctx) -> np.ndarray:
     funcs = [f for f in got.get("functions") or [] if f.get("spent_ns")]
     if not funcs or "file_line" not in ctx.events or "call_kind" not in ctx.events:
         return out
-    places = ctx.events["file_line"]
-    places = places if isinstance(places.dtype, pd.CategoricalDtype) else places.astype("category")
-    codes = places.cat.codes.to_numpy()
-    index = pd.Index([str(c) for c in places.cat.categories])
+    codes, index = places(ctx)
     spent = np.zeros(len(index) + 1)
     for f in funcs:
         k = index.get_indexer([f["file_line"]])[0]
@@ -132,7 +129,7 @@ def bytecode_excess(ctx, charged: np.ndarray, slowdown: float) -> np.ndarray:
         # the line's own operators, and library frames under it (pandas' own numpy work); the user's
         # functions called from it run their own bytecode
         from .timeline import ancestor_flag
-        python &= ~(heavy | (ancestor_flag(ctx, heavy) & ~user_frames(ctx, kind)))
+        python &= ~(heavy | (ancestor_flag(ctx, heavy) & ~user_frames(ctx)))
     frames = python & (kind["py"] | kind["line"])
     own = ctx.self_ns.astype(float) * frames
     total = float(own.sum())
@@ -142,29 +139,6 @@ def bytecode_excess(ctx, charged: np.ndarray, slowdown: float) -> np.ndarray:
     if total <= 0 or bytecode <= 0:
         return out
     return own * (bytecode / total) * (1.0 - 1.0 / slowdown)
-
-
-def call_kinds(ctx) -> dict:
-    """{"py" | "c" | "line": mask} of the Python tracer's spans, from the column's codes (no string per event)."""
-    col = ctx.events["call_kind"]
-    col = col if isinstance(col.dtype, pd.CategoricalDtype) else col.astype("category")
-    codes = col.cat.codes.to_numpy()
-    cats = [str(c) for c in col.cat.categories]
-    return {k: (codes == cats.index(k)) if k in cats else np.zeros(len(codes), dtype=bool) for k in ("py", "c", "line")}
-
-
-def user_frames(ctx, kind: dict) -> np.ndarray:
-    """Python spans of the user's code: calls of functions in a file whose lines the tracer traced, and
-    those lines (per distinct file_line, not per event)."""
-    if "file_line" not in ctx.events:
-        return np.zeros(ctx.n, dtype=bool)
-    places = ctx.events["file_line"]
-    places = places if isinstance(places.dtype, pd.CategoricalDtype) else places.astype("category")
-    codes = places.cat.codes.to_numpy()
-    files = np.array([str(c).rpartition(":")[0] for c in places.cat.categories], dtype=object)
-    traced = np.unique(codes[kind["line"] & (codes >= 0)])
-    user_file = np.isin(files, files[traced]) if len(traced) else np.zeros(len(files), dtype=bool)
-    return (codes >= 0) & user_file[np.maximum(codes, 0)] & (kind["py"] | kind["line"])
 
 
 def describe(ctx, removed_ns: float) -> dict:

@@ -246,7 +246,8 @@ class PythonTracer(Collector):
                     pos = pop()
                     if t - times[pos] >= fp_min:
                         g = py_get(id(frame.f_code))
-                        # after the return's record: the fingerprint's cost is no span's own time
+                        # after the return's record: the fingerprint's time lies in the caller's span, and the
+                        # analysis charges it there as recording cost (recording_cost.fingerprint_charges)
                         if g is not None and codes[pos] == (~g if g < 0 else g) \
                                 and not repeats.returned(frame, arg, pos, t - times[pos]):
                             fp_min = 1 << 62

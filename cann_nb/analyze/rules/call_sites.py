@@ -22,6 +22,8 @@ import pandas as pd
 from ... import formatting as F
 from . import base
 from ..classify import R
+from ..python_spans import call_kinds, user_frames
+from ..timeline import nearest_ancestor
 from .autograd import NODE_RE
 from .host import element_time, roof_work_ns
 
@@ -181,13 +183,6 @@ def _suggestion(where: str, code: str, names: list[str]) -> str:
 CALLBACK_LEVELS = 4   # library frames between a C function calling back and the user's line that called it
 
 
-def _is_c_call(ctx) -> np.ndarray:
-    """Per row: a C function's span under the Python tracer (call_kind "c")."""
-    if "call_kind" not in ctx.events:
-        return np.zeros(ctx.n, dtype=bool)
-    return (ctx.events["call_kind"] == "c").to_numpy()
-
-
 def tiny_calls_by_line(ctx, th):
     """A user line (the Python tracer's line spans) that calls library functions thousands of times,
     each call short: a per-row / per-element loop (``df.iterrows()``, ``row["a"]``, ``df.loc[i, c] = v``,
@@ -211,12 +206,10 @@ def tiny_calls_by_line(ctx, th):
     # the line a call is made from: its parent, or through one C function the line called that calls back
     # per element (scipy.ndimage.generic_filter(img, np.std), sorted(key=f), map(f, xs))
     owner = prow[calls]
-    via_c = ~is_line[owner] & _is_c_call(ctx)[owner]
+    via_c = ~is_line[owner] & call_kinds(ctx)["c"][owner]
     if via_c.any():
         # up from the C function through the library's frames to the user's line that called it
-        from ..recording_cost import call_kinds, user_frames
-        from ..timeline import nearest_ancestor
-        library = ~user_frames(ctx, call_kinds(ctx)) & ~is_line
+        library = ~user_frames(ctx) & ~is_line
         # a few levels: a callback API's own frames (generic_filter's), not an import's machinery (class
         # bodies run by __build_class__ deep under an import line)
         owner[via_c] = nearest_ancestor(ctx, owner[via_c], is_line, through=library, max_levels=CALLBACK_LEVELS)

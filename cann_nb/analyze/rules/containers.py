@@ -13,14 +13,15 @@ appendleft, a set or dict for membership and removal), replayed.
 
 from __future__ import annotations
 
-import os
 import re
 
 import numpy as np
 import pandas as pd
 
 from ... import formatting as F
+from .arrays import where
 from .base import METHOD_CP, make_finding, pct, replay_gain
+from .host import LINE_RE
 
 LINEAR_LIST_RE = re.compile(r"^builtins\.(list\.(pop|insert|remove|index|count|sort)|sorted)$")
 FLOOR_RE = re.compile(r"^builtins\.(len|list\.append|isinstance|id)$")
@@ -98,7 +99,6 @@ def sum_concatenation(ctx, th):
     for the dozens of sequences that make the cost show)."""
     if not ctx.n or "call_kind" not in ctx.events:
         return
-    from .host import LINE_RE
     rows = np.flatnonzero(ctx.flag(re.compile(r"^builtins\.sum$")) & ctx.is_host)
     if not len(rows):
         return
@@ -122,8 +122,7 @@ def sum_concatenation(ctx, th):
         return
     src = str(ctx.names(parent[:1])[0])
     place = str(ctx.events["file_line"].iloc[parent[0]]) if "file_line" in ctx.events else ""
-    where = f"{os.path.basename(place.rpartition(':')[0])}:{place.rpartition(':')[2]}" if ":" in place else src
-    title = (f"Line {where} ({src.split(': ', 1)[-1]}) concatenates sequences with sum(): each addition copies all "
+    title = (f"Line {where(place) if ':' in place else src} ({src.split(': ', 1)[-1]}) concatenates sequences with sum(): each addition copies all "
              f"gathered so far (quadratic), {F.ns(t)} in {len(rows):,} call(s), {gpct:.0f}% of end-to-end")
     sugg = ("Flatten in one pass: list(itertools.chain.from_iterable(seqs)) or [x for s in seqs for x in s]; "
             "for strings ''.join(parts); for arrays np.concatenate(arrays).")

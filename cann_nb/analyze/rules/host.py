@@ -10,6 +10,7 @@ import pandas as pd
 
 from .. import classify as C
 from ..intervals import union
+from ..python_spans import call_kinds, places
 from ..timeline import UNTRACKED, owner_label_codes
 from ... import formatting as F
 from .base import (METHOD_CP, METHOD_HEADROOM, covered_ns, covered_spans_ns, make_finding, pct, replay_gain,
@@ -214,34 +215,29 @@ def _last_lines(ctx, u: np.ndarray) -> list[int]:
     lines = u[ctx.flag(LINE_RE)[u]]
     if not len(lines):
         return []
-    out = []
+    out = list(_capped_last_lines(ctx, lines)[1].values())
     if _run_budget_spent(ctx):
         out.append(int(lines[np.argmax(ctx.start[lines])]))
-    capped = _capped_codes(ctx)
-    if capped is not None:
-        frame = ctx.rows_of_parent[lines]
-        code = np.where(frame >= 0, capped[np.maximum(frame, 0)], -1)
-        for c in np.unique(code[code >= 0]):
-            sel = lines[code == c]
-            out.append(int(sel[np.argmax(ctx.start[sel])]))
     return sorted(set(out), key=lambda r: ctx.start[r])
 
 
-def _capped_codes(ctx) -> np.ndarray | None:
-    """Per row: an index (>= 0) of the capped function the row is a call of (meta ``line_capped``), -1
-    for other rows; None when no function was capped."""
-    py = (ctx.meta.get("collectors") or {}).get("python") or {}
-    capped = py.get("line_capped") or []
-    if not capped or "file_line" not in ctx.events or "call_kind" not in ctx.events:
-        return None
-    places = ctx.events["file_line"]
-    places = places if isinstance(places.dtype, pd.CategoricalDtype) else places.astype("category")
-    which = pd.Index([str(c) for c in places.cat.categories]).get_indexer(capped)
-    index = np.full(len(places.cat.categories) + 1, -1, dtype=np.int64)
-    index[which[which >= 0]] = which[which >= 0]
-    codes = places.cat.codes.to_numpy()
-    is_call = (ctx.events["call_kind"] == "py").to_numpy()
-    return np.where(is_call & (codes >= 0), index[np.where(codes >= 0, codes, -1)], -1)
+def _capped_last_lines(ctx, lines: np.ndarray) -> tuple[np.ndarray, dict]:
+    """(per row: the file_line code of the capped function (meta ``line_capped``) the row is a call of, -1
+    for other rows; {that code: the row of the last of ``lines`` recorded in a call of it})."""
+    capped = ((ctx.meta.get("collectors") or {}).get("python") or {}).get("line_capped") or []
+    codes, index = places(ctx)
+    which = index.get_indexer(capped) if capped else np.empty(0, dtype=np.int64)
+    which = which[which >= 0]
+    if not len(which):
+        return np.full(ctx.n, -1, dtype=np.int64), {}
+    per_row = np.where(call_kinds(ctx)["py"] & np.isin(codes, which), codes, -1)
+    frame = ctx.rows_of_parent[lines]
+    code = np.where(frame >= 0, per_row[np.maximum(frame, 0)], -1)
+    last = {}
+    for c in np.unique(code[code >= 0]).tolist():
+        sel = lines[code == c]
+        last[c] = int(sel[np.argmax(ctx.start[sel])])
+    return per_row, last
 
 
 def _extend_run(ctx, runs: pd.DataFrame, u: np.ndarray, last_line: int, short_ns: int,
@@ -320,18 +316,10 @@ def _callback_runs(ctx, short_ns: int, gap_ns: int, min_iterations: int, max_uni
     past = np.zeros(ctx.n, dtype=bool)
     if _run_budget_spent(ctx):
         past |= ctx.start > int(ctx.start[lines].max())
-    capped = _capped_codes(ctx)
-    if capped is not None:
-        # calls of a capped function after its last recorded line
-        frame = ctx.rows_of_parent[lines]
-        code = np.where(frame >= 0, capped[np.maximum(frame, 0)], -1)
-        ok = code >= 0
-        if ok.any():
-            none = np.iinfo(np.int64).max
-            last = np.full(int(max(capped.max(), code.max())) + 1, -none, dtype=np.int64)
-            np.maximum.at(last, code[ok], ctx.start[lines[ok]].astype(np.int64))
-            after = np.where(capped >= 0, last[np.maximum(capped, 0)], none)
-            past |= (capped >= 0) & (after > -none) & (ctx.start > after)
+    # calls of a capped function after its last recorded line
+    capped, last = _capped_last_lines(ctx, lines)
+    for c, row in last.items():
+        past |= (capped == c) & (ctx.start > ctx.start[row])
     rows = np.flatnonzero(cand & past)
     if len(rows) < min_iterations:
         return []
@@ -344,9 +332,9 @@ def _callback_runs(ctx, short_ns: int, gap_ns: int, min_iterations: int, max_uni
                 & (ctx.name_code[rows[1:]] == ctx.name_code[rows[:-1]])
                 & (ctx.start[rows[1:]] - ctx.end[rows[:-1]] < gap_ns))
     first = np.flatnonzero(~link)
-    last_ = np.append(first[1:], len(rows)) - 1
-    keep = (last_ - first + 1 >= min_iterations) & short[first]
-    return [rows[a:b + 1] for a, b in zip(first[keep], last_[keep])]
+    last = np.append(first[1:], len(rows)) - 1
+    keep = (last - first + 1 >= min_iterations) & short[first]
+    return [rows[a:b + 1] for a, b in zip(first[keep], last[keep])]
 
 
 def roof_work_ns(ctx, starts: np.ndarray, ends: np.ndarray, frac: float) -> float:

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ... import formatting as F
-from ..recording_cost import call_kinds, user_frames
+from ..python_spans import user_frames
 from ..timeline import ancestor_flag, nearest_ancestor
 from .arrays import where
 from .base import covered_ns, make_finding, pct
@@ -25,7 +25,7 @@ from .host import LINE_RE
 def _user_time_below(ctx, lines: np.ndarray) -> np.ndarray:
     """Per line span: the time of the user's code directly under it (its user line spans, and calls of the
     user's functions, whose nearest enclosing span of the user's code is that line)."""
-    user = user_frames(ctx, call_kinds(ctx))
+    user = user_frames(ctx).copy()
     user[lines] = True
     rows = np.flatnonzero(user)
     owner = nearest_ancestor(ctx, rows, user)

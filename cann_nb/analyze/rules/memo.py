@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ... import formatting as F
-from ..recording_cost import call_kinds, user_frames
+from ..python_spans import call_kinds, places, user_frames
 from ..timeline import ancestor_flag
 from .base import METHOD_CP, make_finding, pct, replay_gain
 
@@ -44,15 +44,12 @@ def repeated_calls(ctx, th):
     recs = _records(ctx)
     if not recs or not ctx.n or "file_line" not in ctx.events or "call_kind" not in ctx.events:
         return
-    kinds = call_kinds(ctx)
-    places = ctx.events["file_line"]
-    places = places if isinstance(places.dtype, pd.CategoricalDtype) else places.astype("category")
-    codes, index = places.cat.codes.to_numpy(), pd.Index([str(c) for c in places.cat.categories])
+    codes, index = places(ctx)
     # only calls the user's code makes: a library's repeated calls inside its own work are not the user's to cache
-    user = user_frames(ctx, kinds)
+    user = user_frames(ctx)
     found = []
     for rec in recs:
-        rows = _rows(ctx, rec, kinds["py"], codes, index)
+        rows = _rows(ctx, rec, call_kinds(ctx)["py"], codes, index)
         if rows is None:
             continue
         parent = ctx.rows_of_parent[rows]
