@@ -6,7 +6,8 @@ shared/docs/analysis-anchors.md (catalogue ids in brackets).
 
 from __future__ import annotations
 
-from . import (arrays, autograd, call_sites, compute, containers, contractions, convolution, device, frameworks, memo,
+from . import (arrays, autograd, call_sites, compute, containers, contractions, convolution, device, frameworks,
+               library_loops, memo,
                growth, host, lines, linalg, memory, prefix, redundant, repeats, roofline, waits)
 from .base import METHOD_CP, METHOD_HEADROOM, Rule
 
@@ -224,6 +225,12 @@ RULES: tuple[Rule, ...] = (
          "LRU feature is disabled and the cache can grow without bound'); loop-invariant code motion (Aho et al., "
          "Compilers, 9.5); a pure call's result depends only on its arguments: fingerprints of both decide",
          METHOD_CP),
+    Rule("library_loop", "host_bound", "A library call running a per-element loop in interpreted Python",
+         library_loops.library_loop,
+         {"min_calls_per_call": 500, "short_ns": 30 * US, "max_call_ns": 1 * MS, "min_pct": 10.0, "top": 2},
+         "[B3] as tiny_calls_by_line, inside one library call: numpy docs (genfromtxt's per-field converters vs "
+         "loadtxt's C parser), pandas read_csv docs ('the C engine is faster while the python engine is currently "
+         "more feature-complete'); the compiled path keeps the native work on bulk data", METHOD_CP),
     Rule("hotspot", "hotspot", "Dominant op", compute.hotspot, {"min_pct": 30.0, "top": 2},
          "HTA kernel breakdown, Nsight cuda_gpu_kern_sum", ""),
     Rule("hot_line", "hotspot", "A line of the user's code holding most of the run in the library calls it makes",
