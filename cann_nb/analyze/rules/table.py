@@ -7,7 +7,7 @@ shared/docs/analysis-anchors.md (catalogue ids in brackets).
 from __future__ import annotations
 
 from . import (arrays, autograd, call_sites, compute, containers, contractions, convolution, device, frameworks,
-               library_loops, memo,
+               discarded, library_loops, memo,
                growth, host, lines, linalg, memory, prefix, redundant, repeats, roofline, waits)
 from .base import METHOD_CP, METHOD_HEADROOM, Rule
 
@@ -231,6 +231,11 @@ RULES: tuple[Rule, ...] = (
          "[B3] as tiny_calls_by_line, inside one library call: numpy docs (genfromtxt's per-field converters vs "
          "loadtxt's C parser), pandas read_csv docs ('the C engine is faster while the python engine is currently "
          "more feature-complete'); the compiled path keeps the native work on bulk data", METHOD_CP),
+    Rule("discarded_output", "redundant", "A matrix product computed in full of which a small slice is kept",
+         discarded.discarded_output, {"max_kept": 0.5, "min_elements": 4096, "min_pct": 5.0},
+         "Hugging Face transformers generation (logits_to_keep / num_logits_to_keep: 'only the last token logits "
+         "are needed for generation'); a product's output elements are independent: the kept part costs its "
+         "share of the FLOPs", METHOD_CP, ("shapes",)),
     Rule("hotspot", "hotspot", "Dominant op", compute.hotspot, {"min_pct": 30.0, "top": 2},
          "HTA kernel breakdown, Nsight cuda_gpu_kern_sum", ""),
     Rule("hot_line", "hotspot", "A line of the user's code holding most of the run in the library calls it makes",
