@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from . import (arrays, autograd, call_sites, compute, containers, contractions, convolution, device, frameworks,
                discarded, library_loops, memo,
-               growth, host, lines, linalg, memory, prefix, redundant, repeats, roofline, waits)
+               growth, host, lines, linalg, memory, prefix, redundant, repeats, roofline, structured, waits)
 from .base import METHOD_CP, METHOD_HEADROOM, Rule
 
 US, MS = 1_000, 1_000_000
@@ -236,6 +236,11 @@ RULES: tuple[Rule, ...] = (
          "Hugging Face transformers generation (logits_to_keep / num_logits_to_keep: 'only the last token logits "
          "are needed for generation'); a product's output elements are independent: the kept part costs its "
          "share of the FLOPs", METHOD_CP, ("shapes",)),
+    Rule("structured_operand", "redundant", "A diagonal, identity or one-hot matrix built dense and multiplied in",
+         structured.structured_operand, {"min_size": 16, "min_pct": 5.0},
+         "PyTorch docs (torch.diag, F.one_hot, nn.Embedding: 'a simple lookup table'); Golub & Van Loan 1.2 "
+         "(a diagonal scaling is O(n^2), not a product); the product's useful FLOPs are its operand's non-zero "
+         "share", METHOD_CP, ("shapes",)),
     Rule("hotspot", "hotspot", "Dominant op", compute.hotspot, {"min_pct": 30.0, "top": 2},
          "HTA kernel breakdown, Nsight cuda_gpu_kern_sum", ""),
     Rule("hot_line", "hotspot", "A line of the user's code holding most of the run in the library calls it makes",
