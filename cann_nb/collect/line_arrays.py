@@ -81,6 +81,8 @@ class LineArrays:
                 d["role"] = "in"
                 # "rows" (a[i], a[idx, :]), "columns" (a[:, j]), "mask" (a[a["k"] == v]) or None
                 d["indexed"] = indexed.get(name)
+                if name in facts.stored:
+                    d["stored"] = True   # its items assigned (a[i, j] = v)
                 first = rec["operands"].setdefault(name, d)
                 if run == 0:
                     rec.setdefault("_first_ids", {})[name] = id(value)
@@ -242,7 +244,8 @@ def _resolve(frame, name: str):
 
 
 def describe(value) -> dict | None:
-    """Shape, dtype, bytes and memory order of a numpy array or pandas object; None for anything else."""
+    """Shape, dtype, bytes and memory order of a numpy array, pandas object or scipy sparse matrix (its
+    format as the order, its stored values); None for anything else."""
     if isinstance(value, np.ndarray):
         flags = value.flags
         d = {"kind": "ndarray", "shape": [int(s) for s in value.shape], "dtype": value.dtype.name,
@@ -259,6 +262,11 @@ def describe(value) -> dict | None:
         if len(value) and not isinstance(value.dtype, pd.CategoricalDtype):
             d["distinct"] = _distinct_share(value)
         return d
+    if type(value).__module__.startswith("scipy.sparse") and hasattr(value, "nnz") and hasattr(value, "format"):
+        parts = [getattr(value, a, None) for a in ("data", "indices", "indptr", "row", "col", "offsets")]
+        return {"kind": "sparse", "shape": [int(s) for s in value.shape], "dtype": str(value.dtype),
+                "nbytes": int(sum(p.nbytes for p in parts if isinstance(p, np.ndarray))), "order": str(value.format),
+                "nnz": int(value.nnz)}
     if isinstance(value, pd.DataFrame):
         dtypes = value.dtypes
         counts = dtypes.astype(str).value_counts()

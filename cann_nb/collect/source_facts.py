@@ -31,6 +31,7 @@ class LineFacts(NamedTuple):
     work: list
     contractions: list
     columns: dict
+    stored: tuple = ()   # names whose items the statement assigns or deletes (``a[i, j] = v``)
 
 
 NO_FACTS = LineFacts({}, {}, [], [], {})
@@ -53,6 +54,7 @@ class SourceFacts:
       (``{"kind": "convolve", "operands": ["x", "h"]}``), each general eigensolver call (``{"kind": "eig",
       "fn": "eig", "operands": ["A"]}``) and each inverse multiplied in the same expression (``inv(A) @ b``:
       ``{"kind": "inv_product", "operands": ["A", "b"]}``); operands are names, or ``name.T``;
+    * stored: the names whose items it assigns or deletes (``a[i, j] = v``, ``del d[k]``);
     * columns: the string labels a name is subscripted with (``df["price"]``) and the attributes read from it
       (``df.price``, ``np.exp``: the sampler keeps those that are columns of a DataFrame).
 
@@ -114,6 +116,7 @@ class SourceFacts:
         names: dict[str, str] = {}
         indexed: dict[str, str] = {}
         columns: dict[str, list] = {}
+        stored: set = set()
         work: set = set()
         contractions: list = []
         inside: set = set()   # nodes already part of a contraction found higher up
@@ -135,6 +138,8 @@ class SourceFacts:
                     kind = _index_kind(node)
                     if _RANK[kind] > _RANK.get(indexed.get(node.value.id), -1):   # df[df["k"] == v] is a mask
                         indexed[node.value.id] = kind
+                    if isinstance(node.ctx, (ast.Store, ast.Del)):
+                        stored.add(node.value.id)
                     if isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str) \
                             and isinstance(node.ctx, ast.Load):   # a column read, not one assigned
                         labels = columns.setdefault(node.value.id, [])
@@ -163,7 +168,7 @@ class SourceFacts:
                     if _is_str_accessor(node.func) or (fn in PER_ELEMENT_CALLS and node.args and not isinstance(
                             node.args[0], (ast.Dict, ast.DictComp, ast.Constant))):   # s.map({...}) is a lookup
                         work.add("per_element")
-        return LineFacts(names, indexed, sorted(work), contractions, columns)
+        return LineFacts(names, indexed, sorted(work), contractions, columns, tuple(sorted(stored)))
 
 
 def _call_name(node: ast.Call) -> str | None:

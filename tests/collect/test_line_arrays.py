@@ -152,3 +152,18 @@ def test_source_facts_read_contractions_columns_and_per_element_work(tmp_path):
     line5 = facts.line(5)
     assert sorted(line5.columns["df"]) == ["city", "zip"] and "per_element" in line5.work
     assert facts.line(6).work == []
+
+
+def test_describe_reads_a_sparse_matrix_and_facts_name_the_items_assigned(tmp_path):
+    sp = __import__("pytest").importorskip("scipy.sparse")
+    from cann_nb.collect.source_facts import SourceFacts
+
+    m = sp.random(300, 200, density=0.05, format="csr", random_state=0)
+    d = describe(m)
+    assert d["kind"] == "sparse" and d["order"] == "csr" and d["shape"] == [300, 200] and d["nnz"] == m.nnz
+    assert d["nbytes"] == m.data.nbytes + m.indices.nbytes + m.indptr.nbytes
+    assert describe(m.tocsc())["order"] == "csc" and describe(m.tolil())["order"] == "lil"
+    path = tmp_path / "stores.py"
+    path.write_text("A[i, j] += w\ncol = A[:, j]\ndel d[k]\n")
+    facts = SourceFacts(str(path))
+    assert facts.line(1).stored == ("A",) and facts.line(2).stored == () and facts.line(3).stored == ("d",)

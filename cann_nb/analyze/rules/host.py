@@ -376,15 +376,17 @@ def _short_runs(ctx, th, rule_id: str, category: str, max_unit_ns):
     region = covered_spans_ns(ctx, starts, ends)   # runs of several threads overlap
     if pct(region, ctx.wall) < th["min_pct"]:
         return
-    rows = np.concatenate([u[np.arange(a, b + 1)] for a, b in zip(runs["first"], runs["last"])] + callbacks)
+    pieces = [u[np.arange(a, b + 1)] for a, b in zip(runs["first"], runs["last"])] + callbacks
+    rows = np.concatenate(pieces)
+    run_of = np.repeat(np.arange(len(pieces)), [len(p) for p in pieces])
     d = ctx.dur[rows].astype(float)
     codes = ctx.name_code[rows]
-    # the vectorised/batched code still calls each distinct op about once, on more data: keep one
-    # typical (median) call of each as the remaining work (an op looping inside, per element), and the
-    # arithmetic itself (the loop's FLOPs at the reachable fraction of the machine's peak: no rewrite
-    # goes below it)
+    # the vectorised/batched code still calls each distinct op about once per run of the loop (a loop
+    # inside a training step runs again each step), on more data: keep one typical (median) call of each
+    # per run as the remaining work (an op looping inside, per element), and the arithmetic itself (the
+    # loop's FLOPs at the reachable fraction of the machine's peak: no rewrite goes below it)
     per_call = element_time(ctx, rows) if max_unit_ns is None else d
-    calls = float(pd.Series(per_call).groupby(codes).median().sum())
+    calls = float(pd.Series(per_call).groupby([run_of, codes]).median().sum())
     at_roof = roof_work_ns(ctx, starts, ends, th["roof_frac"])
     work = calls + at_roof
     factor = min(1.0, work / max(region, 1))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from . import (arrays, autograd, call_sites, compute, containers, contractions, convolution, device, frameworks,
                discarded, library_loops, memo,
-               growth, host, lines, linalg, memory, prefix, redundant, repeats, roofline, structured, waits)
+               growth, host, lines, linalg, memory, prefix, redundant, repeats, roofline, sparse, structured, waits)
 from .base import METHOD_CP, METHOD_HEADROOM, Rule
 
 US, MS = 1_000, 1_000_000
@@ -181,6 +181,16 @@ RULES: tuple[Rule, ...] = (
          arrays.object_numbers, {"expected_speedup": 8.0, "min_rows": 1000, "min_pct": 5.0},
          "pandas docs (object dtype holds Python objects; infer_objects, to_numeric); measured here (pandas 2, 3e5 "
          "rows, one thread): object vs float64 Series *, sum, <, clip 10-14x, groupby-sum 4.6x", METHOD_CP),
+    Rule("sparse_order", "layout", "A sparse matrix sliced across its storage order in a loop",
+         sparse.sparse_order, {"min_runs": 20, "short_ns": 20 * US, "min_pct": 5.0},
+         "scipy.sparse docs (csr_array: 'slow column slicing operations (consider CSC)'; csc_array: 'slow row "
+         "slicing operations (consider CSR)'); each slice is a pass over the arrays: one conversion does one",
+         METHOD_CP),
+    Rule("sparse_inserts", "redundant", "Items assigned one by one into a CSR/CSC matrix in a loop",
+         sparse.sparse_inserts, {"min_runs": 20, "short_ns": 20 * US, "min_pct": 5.0},
+         "scipy.sparse docs ('changing the sparsity structure of a CSR or CSC matrix is expensive', "
+         "SparseEfficiencyWarning; lil/dok or COO triplets for incremental construction); each insertion shifts "
+         "the arrays: one conversion does one pass", METHOD_CP),
     Rule("scan_per_key", "redundant", "A whole table masked once per key in a loop (df[df.k == key])",
          arrays.scan_per_key, {"min_runs": 20, "min_rows": 10_000, "min_pct": 5.0},
          "pandas docs, group by: split-apply-combine ('df.groupby' instead of selecting each group by a boolean "
