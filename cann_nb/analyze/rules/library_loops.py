@@ -5,12 +5,13 @@ row, ``df.apply(f, axis=1)`` building a Series per row).
 The user's line runs once and is not a loop, so python_loop and tiny_calls_by_line do not see it, and no
 single library function dominates by self time (the op-level hotspot rule sees nothing either). Reasoned
 from the work under the call: a library function called ``min_calls_per_call`` times or more per call of
-the user's, each call short (no piece of its work, self time anywhere in its tree, over ``short_ns``), is
-a per-element loop. A compiled path (a C parser, a vectorised sibling, an engine or method option) does
-the same work without the interpreter: it keeps the native work on bulk data (C calls whose own time
-reaches ``short_ns``) and one typical call of each per-element function; the interpreted frames' time and
-the short calls go. Gain: that replayed on the user's calls' spans, as tiny_calls_by_line does for a loop
-the user wrote.
+the user's, each call short (no piece of its work, self time anywhere in its tree, over ``short_ns``), is a
+per-element loop, unless the user's own code called back under the call takes ``max_user_share`` of its
+time or more (an optimiser evaluating the user's function: that loop is the user's). A compiled path (a C
+parser, a vectorised sibling, an engine or method option) does the same work without the interpreter: it
+keeps the native work on bulk data (C calls whose own time reaches ``short_ns``) and one typical call of
+each per-element function; the interpreted frames' time and the short calls go. Gain: that replayed on the
+user's calls' spans, as tiny_calls_by_line does for a loop the user wrote.
 """
 
 from __future__ import annotations
@@ -80,10 +81,18 @@ def library_loop(ctx, th):
         return
     self_ns = ctx.self_ns.astype(float)
     native = kind["c"][inner] & (self_ns[inner] >= th["short_ns"])
+    # the user's code called back under each entry (outermost user frames): an optimiser or a framework
+    # driving the user's function is the user's loop, not the library's
+    called_back = np.zeros(ctx.n)
+    back = np.flatnonzero(user & ancestor_flag(ctx, is_entry))
+    back_owner = nearest_ancestor(ctx, back, is_entry, through=~user)
+    np.add.at(called_back, back_owner[back_owner >= 0], ctx.dur[back[back_owner >= 0]].astype(float))
     found = []
     for s, fns in loops.groupby(level="site"):
         calls = entries[entry_site == s]
         t = covered_ns(ctx, calls)
+        if called_back[calls].sum() >= th["max_user_share"] * float(ctx.dur[calls].sum()):
+            continue
         mine = site == s
         kept = float(self_ns[inner[mine & native]].sum()) + float(fns["typical"].sum())
         removable = max(0.0, t - kept)

@@ -7,7 +7,7 @@ shared/docs/analysis-anchors.md (catalogue ids in brackets).
 from __future__ import annotations
 
 from . import (arrays, autograd, call_sites, compute, containers, contractions, convolution, device, frameworks,
-               discarded, library_loops, memo,
+               discarded, gradients, library_loops, memo,
                growth, host, lines, linalg, memory, prefix, redundant, repeats, roofline, sparse, structured, waits)
 from .base import METHOD_CP, METHOD_HEADROOM, Rule
 
@@ -237,7 +237,8 @@ RULES: tuple[Rule, ...] = (
          METHOD_CP),
     Rule("library_loop", "host_bound", "A library call running a per-element loop in interpreted Python",
          library_loops.library_loop,
-         {"min_calls_per_call": 500, "short_ns": 30 * US, "max_call_ns": 1 * MS, "min_pct": 10.0, "top": 2},
+         {"min_calls_per_call": 500, "short_ns": 30 * US, "max_call_ns": 1 * MS, "max_user_share": 0.5, "min_pct": 10.0,
+          "top": 2},
          "[B3] as tiny_calls_by_line, inside one library call: numpy docs (genfromtxt's per-field converters vs "
          "loadtxt's C parser), pandas read_csv docs ('the C engine is faster while the python engine is currently "
          "more feature-complete'); the compiled path keeps the native work on bulk data", METHOD_CP),
@@ -251,6 +252,11 @@ RULES: tuple[Rule, ...] = (
          "PyTorch docs (torch.diag, F.one_hot, nn.Embedding: 'a simple lookup table'); Golub & Van Loan 1.2 "
          "(a diagonal scaling is O(n^2), not a product); the product's useful FLOPs are its operand's non-zero "
          "share", METHOD_CP, ("shapes",)),
+    Rule("numeric_gradient", "redundant", "An optimiser estimating the gradient by finite differences",
+         gradients.numeric_gradient, {"min_evals": 4, "min_pct": 5.0},
+         "scipy.optimize.minimize docs (jac: 'If None ... the gradient will be estimated using 2-point finite "
+         "difference'); Griewank & Walther, Evaluating Derivatives (2008), the cheap gradient principle: an "
+         "analytic gradient costs a few evaluations (3 assumed), finite differences n + 1", METHOD_CP),
     Rule("hotspot", "hotspot", "Dominant op", compute.hotspot, {"min_pct": 30.0, "top": 2},
          "HTA kernel breakdown, Nsight cuda_gpu_kern_sum", ""),
     Rule("hot_line", "hotspot", "A line of the user's code holding most of the run in the library calls it makes",
