@@ -6,9 +6,9 @@ shared/docs/analysis-anchors.md (catalogue ids in brackets).
 
 from __future__ import annotations
 
-from . import (arrays, autograd, call_sites, compute, containers, contractions, convolution, device, frameworks,
-               discarded, gradients, library_loops, memo,
-               growth, host, lines, linalg, memory, prefix, redundant, repeats, roofline, sparse, structured, waits)
+from . import (arrays, autograd, call_sites, compute, containers, contractions, convolution, device, discarded,
+               frameworks, gradients, growth, host, library_loops, lines, linalg, memo, memory, prefix, processes,
+               redundant, repeats, roofline, sparse, structured, waits)
 from .base import METHOD_CP, METHOD_HEADROOM, Rule
 
 US, MS = 1_000, 1_000_000
@@ -257,6 +257,11 @@ RULES: tuple[Rule, ...] = (
          "scipy.optimize.minimize docs (jac: 'If None ... the gradient will be estimated using 2-point finite "
          "difference'); Griewank & Walther, Evaluating Derivatives (2008), the cheap gradient principle: an "
          "analytic gradient costs a few evaluations (3 assumed), finite differences n + 1", METHOD_CP),
+    Rule("process_per_item", "idle", "An external program started and waited for once per item",
+         processes.process_per_item, {"min_launches": 20, "min_pct": 5.0},
+         "Python docs (subprocess: each call creates a process, runs the program and waits for it); process "
+         "creation and program start-up cost milliseconds before any work (fork/exec, dynamic loading): the "
+         "fastest launch bounds that overhead", METHOD_CP),
     Rule("hotspot", "hotspot", "Dominant op", compute.hotspot, {"min_pct": 30.0, "top": 2},
          "HTA kernel breakdown, Nsight cuda_gpu_kern_sum", ""),
     Rule("hot_line", "hotspot", "A line of the user's code holding most of the run in the library calls it makes",
