@@ -357,3 +357,35 @@ def test_a_library_function_called_back_per_element_from_c_is_the_lines_per_elem
     assert f.title.startswith("Line script.py:7 calls library functions one row/element at a time: 40,000 calls")
     assert f.evidence["executions"] == 1 and "linalg.norm" in f.title   # norm and its dispatcher, per row
     assert 0 < f.est_gain_pct <= 100
+
+
+LOOP_BODY = """
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    xs = rng.random((3000, 3))
+
+    def score(x):
+        a = np.clip(x, 0.1, 0.9).sum()
+        b = np.clip(x, 0.2, 0.8).max()
+        c = np.clip(x, 0.3, 0.7).min()
+        return a + b + c
+
+    result = sum(score(x) for x in xs)
+"""
+
+
+def test_a_loop_body_spread_over_lines_is_one_finding(tmp_path):
+    """Each line's per-element calls under the rule's share, the function's together over it: one finding
+    for the function's lines, its gain their lines' together."""
+    from cann_nb.analyze.rules import findings
+
+    prof = profile_script(tmp_path, LOOP_BODY, "body")
+    per_line = [f for f in findings(prof) if f.rule == "tiny_calls_by_line"]
+    high = [f for f in findings(prof, overrides={"tiny_calls_by_line": {"min_pct": 50.0}})
+            if f.rule == "tiny_calls_by_line"]
+    assert len(per_line) == 3 and all(f.est_gain_pct < 50 for f in per_line)
+    (f,) = high
+    assert f.title.startswith("Lines body.py:8, 9, 10 (in score) call library functions one element at a time")
+    assert f.evidence["calls"] >= 9000 and f.est_gain_pct >= 50
+    assert f.est_gain_pct <= sum(g.est_gain_pct for g in per_line) + 1

@@ -188,8 +188,8 @@ def tiny_calls_by_line(ctx, th):
     each call short: a per-row / per-element loop (``df.iterrows()``, ``row["a"]``, ``df.loc[i, c] = v``,
     ``math.sqrt(x[i])``), also through a C function it calls that calls back per element
     (``generic_filter(img, np.std)``, ``sorted(key=f)``). Calls are short when no piece of their work exceeds ``short_ns`` (the longest
-    self time in their call tree: dispatch, checks and small objects, not native work on data) and a
-    typical call is under ``max_call_ns``. Gain: replay with the line's time less what vectorised code
+    self time in their call tree: dispatch, checks and small objects, not native work on data), or none
+    exceeds ``max_piece_share`` of the call, and a typical call is under ``max_call_ns``. Gain: replay with the line's time less what vectorised code
     keeps: one typical call of each distinct short function (it is then called once, on whole columns),
     every other call whole, and the line's own time whole when it does work (one typical execution's
     when it is only interpreter overhead)."""
@@ -231,7 +231,10 @@ def tiny_calls_by_line(ctx, th):
                        "piece": piece[calls]})
     g = df.groupby(["line", "fn"], sort=False).agg(n=("dur", "size"), total=("dur", "sum"),
                                                    typical=("dur", "median"), piece=("piece", "median"))
-    g["short"] = (g["piece"] < th["short_ns"]) & (g["typical"] < th["max_call_ns"])
+    # overhead-made: no piece of work over short_ns, or none over max_piece_share of the call (its time is
+    # spread over many small steps: argument checks, broadcasting, small objects, as in scipy.stats' calls)
+    g["short"] = ((g["piece"] < th["short_ns"]) | (g["piece"] < th["max_piece_share"] * g["typical"])) \
+        & (g["typical"] < th["max_call_ns"])
     short = g[g["short"]]
     per_line = short.groupby(level="line").agg(n=("n", "sum"), total=("total", "sum"), kept=("typical", "sum"))
     per_line = per_line[per_line["n"] >= th["min_calls"]]
@@ -239,7 +242,7 @@ def tiny_calls_by_line(ctx, th):
         return
     self_ns = ctx.self_ns
     line_code = ctx.name_code[line_rows]
-    found = []
+    found, spread = [], []
     for code, row in per_line.iterrows():
         spans = line_rows[line_code == code]
         line_ns = base.covered_ns(ctx, spans)
@@ -249,9 +252,12 @@ def tiny_calls_by_line(ctx, th):
         # line once), native work on data (untraced ufuncs, operators) when not: kept whole
         self_saved = float(own.sum() - typical_self) if typical_self < th["short_ns"] else 0.0
         removable = float(row["total"] - row["kept"]) + self_saved
-        if base.pct(removable, ctx.wall) < th["min_pct"]:
-            continue
-        found.append((removable, int(code), spans, line_ns, typical_self, self_saved, row))
+        entry = (removable, int(code), spans, line_ns, typical_self, self_saved, row)
+        if base.pct(removable, ctx.wall) >= th["min_pct"]:
+            found.append(entry)
+        elif base.pct(removable, ctx.wall) >= th["min_line_pct"]:
+            spread.append(entry)
+    yield from _loop_body(ctx, th, spread, short, calls, line_of)
     found.sort(key=lambda x: -x[0])
     rep = ctx.replay
     for removable, code, spans, line_ns, typical_self, self_saved, row in found[: th["top"]]:
@@ -285,3 +291,48 @@ def tiny_calls_by_line(ctx, th):
         yield base.make_finding(ctx, "tiny_calls_by_line", "host_bound", title, evidence=evidence, ops=names,
                                 suggestion=_suggestion(where, src, names), gain_ns=gain, method=base.METHOD_CP,
                                 confidence=conf * 0.9, rows=rows, affected_ns=line_ns)
+
+
+def _loop_body(ctx, th, spread: list, short, calls, line_of):
+    """One finding per function whose lines each call library functions per element for less than
+    ``min_pct`` of the run but ``min_pct`` or more together: a loop body spread over several lines (a
+    log-density of four ``scipy.stats`` calls evaluated per step). Gain: each line replayed as a line
+    finding's is, together."""
+    groups: dict[str, list] = {}
+    for entry in spread:
+        label = str(ctx.name_cats[entry[1]])
+        groups.setdefault(label.split(" line ", 1)[0], []).append(entry)
+    rep = ctx.replay
+    for func, entries in groups.items():
+        removable = sum(e[0] for e in entries)
+        if len(entries) < 2 or base.pct(removable, ctx.wall) < th["min_pct"]:
+            continue
+        entries.sort(key=lambda e: ctx.start[e[2][0]])
+        seg = np.ones(rep.S)
+        for rem, _, spans, line_ns, *_ in entries:
+            mask = np.zeros(ctx.n, dtype=bool)
+            mask[spans] = True
+            seg *= rep.seg_factor_for(mask, max(0.0, 1.0 - rem / max(line_ns, 1)))
+        gain, conf = base.replay_gain(ctx, seg_factor=seg)
+        codes = [e[1] for e in entries]
+        fns = short.loc[codes].groupby(level="fn").agg(n=("n", "sum"), total=("total", "sum")) \
+            .sort_values("total", ascending=False)
+        names = [str(ctx.name_cats[c]) for c in fns.index[:3]]
+        n_calls, total = int(fns["n"].sum()), float(fns["total"].sum())
+        spans = np.concatenate([e[2] for e in entries])
+        t = base.covered_ns(ctx, spans)
+        places = [str(ctx.events["file_line"].iloc[e[2][0]]) for e in entries]
+        first = places[0].rsplit(":", 1)
+        where = f"{os.path.basename(first[0])}:{', '.join(p.rsplit(':', 1)[-1] for p in places)}"
+        title = (f"Lines {where} (in {func.rsplit('.', 1)[-1]}) call library functions one element at a time: "
+                 f"{n_calls:,} calls of {F.ns(total / max(n_calls, 1))} on average "
+                 f"({', '.join('.'.join(n.split('.')[-2:]) for n in names)}), {base.pct(t, ctx.wall):.0f}% of the run")
+        evidence = {"function": func, "lines": places, "calls": n_calls, "mean_call_ns": total / max(n_calls, 1),
+                    "lines_ns": t, "removable_ns": removable,
+                    "functions": [{"name": str(ctx.name_cats[c]), "calls": int(r["n"]), "total_ns": int(r["total"])}
+                                  for c, r in fns.head(5).iterrows()],
+                    "gain_method": "replay: each line's time less one typical call of each distinct short function"}
+        rows = calls[np.isin(line_of, codes)]
+        yield base.make_finding(ctx, "tiny_calls_by_line", "host_bound", title, evidence=evidence, ops=names,
+                                suggestion=_suggestion(where, "", names), gain_ns=gain, method=base.METHOD_CP,
+                                confidence=conf * 0.8, rows=rows, affected_ns=t)

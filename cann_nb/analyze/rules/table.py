@@ -39,7 +39,8 @@ RULES: tuple[Rule, ...] = (
          "profiles the memory budget truncated (issue 19)", METHOD_HEADROOM),
     Rule("tiny_calls_by_line", "host_bound", "A Python line calling library functions row by row (no framework ops)",
          call_sites.tiny_calls_by_line,
-         {"short_ns": 30 * US, "max_call_ns": 1 * MS, "min_calls": 1000, "min_pct": 10.0, "top": 3},
+         {"short_ns": 30 * US, "max_piece_share": 0.25, "max_call_ns": 1 * MS, "min_calls": 1000, "min_pct": 10.0,
+          "min_line_pct": 1.0, "top": 3},
          "[B3] as tiny_ops_by_line, on the Python tracer's line spans (exact call sites): calls per line and per "
          "call; a call is short when no piece of its work (self time in its call tree) exceeds short_ns",
          METHOD_CP),
