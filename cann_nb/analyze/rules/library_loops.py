@@ -27,7 +27,7 @@ from .arrays import where
 from .base import METHOD_CP, covered_ns, make_finding, pct, replay_gain
 from .host import longest_piece
 
-# the import system runs module bodies and the regex compiler call by call: not a loop the user can replace
+# the import system runs module bodies (and what they call) call by call: not a loop the user can replace
 NOT_A_CALL = ("importlib.", "builtins.__import__", "builtins.exec", "builtins.__build_class__")
 
 
