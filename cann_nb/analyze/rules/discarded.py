@@ -83,14 +83,16 @@ def discarded_output(ctx, th):
     """Matrix products whose output the following ops slice to ``max_kept`` of it or less, nothing else
     using it. Gain: replay with each at the kept fraction of its time."""
     outer = _outer_ops(ctx)
-    if not len(outer):
+    products = np.flatnonzero(ctx.flag(PRODUCT_RE)[outer]) if len(outer) else outer
+    if not len(products) or not ctx.flag(TAKE_RE).any():
         return
     names = [str(n) for n in ctx.names(outer)]
     first = _first_shapes(ctx)
     codes, table = _table(ctx, "shapes")
     hits = []   # (row, output shape, kept fraction)
-    for i, r in enumerate(outer):
-        if not PRODUCT_RE.match(names[i]) or codes[r] < 0:
+    for i in products:
+        r = outer[i]
+        if codes[r] < 0:
             continue
         out = product_output(names[i], table[codes[r]])
         if not out or math.prod(out) < th["min_elements"]:

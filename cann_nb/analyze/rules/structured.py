@@ -63,14 +63,14 @@ def structured_operand(ctx, th):
     ``min_size`` rows or more. Gain: replay without the construction (and its conversions) and with the
     product at the operand's density."""
     outer = _outer_ops(ctx)
-    if not len(outer):
+    builds = np.flatnonzero(ctx.flag(BUILD_RE)[outer]) if len(outer) else outer
+    if not len(builds):
         return
     names = [str(n) for n in ctx.names(outer)]
     codes, table = _table(ctx, "shapes")
     hits = []   # (kind, built shape, size, build+carry rows, product row)
-    for i, r in enumerate(outer):
-        if not BUILD_RE.match(names[i]):
-            continue
+    for i in builds:
+        r = outer[i]
         got = _built(names[i], table[codes[r]] if codes[r] >= 0 else [], _concrete(ctx, r))
         if not got or got[1] < th["min_size"]:
             continue
