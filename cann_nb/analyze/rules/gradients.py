@@ -37,7 +37,9 @@ def numeric_gradient(ctx, th):
     passes = _outer(ctx, np.flatnonzero(fd))
     user = user_frames(ctx) & call_kinds(ctx)["py"]
     evals = np.flatnonzero(user)
-    owner = nearest_ancestor(ctx, evals, np.isin(np.arange(ctx.n), passes), through=~user)
+    is_pass = np.zeros(ctx.n, dtype=bool)
+    is_pass[passes] = True
+    owner = nearest_ancestor(ctx, evals, is_pass, through=~user)
     evals, owner = evals[owner >= 0], owner[owner >= 0]
     if not len(evals):
         return

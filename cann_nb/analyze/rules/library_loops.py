@@ -16,6 +16,8 @@ user's calls' spans, as tiny_calls_by_line does for a loop the user wrote.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 
@@ -28,7 +30,7 @@ from .base import METHOD_CP, covered_ns, make_finding, pct, replay_gain
 from .host import longest_piece
 
 # the import system runs module bodies (and what they call) call by call: not a loop the user can replace
-NOT_A_CALL = ("importlib.", "builtins.__import__", "builtins.exec", "builtins.__build_class__")
+NOT_A_CALL = re.compile(r"^(importlib\.|builtins\.(__import__|exec|__build_class__)$)")
 
 
 def _entries(ctx, user: np.ndarray) -> np.ndarray:
@@ -38,8 +40,7 @@ def _entries(ctx, user: np.ndarray) -> np.ndarray:
     on = (ctx.role == R["python"]) & (ctx.track_code == ctx.main_track)
     rows = np.flatnonzero(on & call_kinds(ctx)["py"] & ~user & (prow >= 0))
     rows = rows[user[prow[rows]]]
-    skip = np.array([str(n).startswith(NOT_A_CALL) for n in ctx.name_cats], dtype=bool)
-    return rows[~skip[ctx.name_code[rows]]]
+    return rows[~ctx.flag(NOT_A_CALL)[rows]]
 
 
 def library_loop(ctx, th):
@@ -64,15 +65,17 @@ def library_loop(ctx, th):
     if not len(inner):
         return
     # a call site: the user's line (or function) making the call, and the library function called
-    site = ctx.name_code[ctx.rows_of_parent[owner]].astype(np.int64) * (len(ctx.name_cats) + 1) + ctx.name_code[owner]
+    site_of = np.full(ctx.n, -1, dtype=np.int64)
+    site_of[entries] = ctx.name_code[ctx.rows_of_parent[entries]].astype(np.int64) * (len(ctx.name_cats) + 1) \
+        + ctx.name_code[entries]
+    entry_site = site_of[entries]
+    site = site_of[owner]
     piece = longest_piece(ctx)
     py = kind["py"][inner]
     df = pd.DataFrame({"site": site[py], "fn": ctx.name_code[inner[py]], "dur": ctx.dur[inner[py]].astype(float),
                        "piece": piece[inner[py]]})
     g = df.groupby(["site", "fn"], sort=False).agg(n=("dur", "size"), total=("dur", "sum"),
                                                    typical=("dur", "median"), piece=("piece", "median"))
-    entry_site = ctx.name_code[ctx.rows_of_parent[entries]].astype(np.int64) * (len(ctx.name_cats) + 1) \
-        + ctx.name_code[entries]
     calls_per_site = pd.Series(entry_site).value_counts()
     g["per_call"] = g["n"] / calls_per_site.reindex(g.index.get_level_values("site")).to_numpy()
     loops = g[(g["per_call"] >= th["min_calls_per_call"]) & (g["piece"] < th["short_ns"])
