@@ -43,7 +43,7 @@ class LineArrays:
 
     def __init__(self):
         self.counts: dict[int, int] = {}      # line key -> runs sampled so far
-        self.open: dict[int, tuple] = {}      # id(frame) -> the line sample open there (key, ids, roles, tracing)
+        self.open: dict[int, tuple] = {}      # id(frame) -> the line sample open there (key, ids, roles, tracing, returns)
         self._lines: dict[int, dict] = {}     # line key -> record
         self._sources: dict[str, SourceFacts] = {}   # filename -> what its source says per line
         self._ours = False                    # tracemalloc started here (stopped at close)
@@ -83,6 +83,8 @@ class LineArrays:
                 d["indexed"] = indexed.get(name)
                 if name in facts.stored:
                     d["stored"] = True   # its items assigned (a[i, j] = v)
+                if name in facts.selected:
+                    d["selected"] = True   # a few of its elements selected (d.argmin(1), a[mask], df.loc[idx])
                 first = rec["operands"].setdefault(name, d)
                 if run == 0:
                     rec.setdefault("_first_ids", {})[name] = id(value)
@@ -96,7 +98,7 @@ class LineArrays:
         tracing = run == 1 and read >= TRACE_MIN_BYTES and self._trace_memory()
         if tracing:
             rec["traced_run"] = rec["runs"] - 1   # which of the line's spans, in start order
-        self.open[id(frame)] = (key, ids, roles, tracing)
+        self.open[id(frame)] = (key, ids, roles, tracing, facts.returns)
 
     def _columns(self, rec: dict, name: str, frame_: pd.DataFrame, labels, run: int) -> None:
         """The columns a line names by label (``df["city"]``), described as operands of their own on the
@@ -159,14 +161,15 @@ class LineArrays:
                 d["indexed"] = None
                 rec["operands"].setdefault(name, d)
 
-    def end(self, frame) -> None:
-        """The sampled line open in ``frame`` has ended (its end already recorded)."""
+    def end(self, frame, returned=None) -> None:
+        """The sampled line open in ``frame`` has ended (its end already recorded); ``returned``: the value
+        the frame returns when the line ended by returning."""
         got = self.open.pop(id(frame), None)
         if got is not None:
-            self._finish(frame, got)
+            self._finish(frame, got, returned)
 
-    def _finish(self, frame, got) -> None:
-        key, ids, roles, tracing = got
+    def _finish(self, frame, got, returned=None) -> None:
+        key, ids, roles, tracing, returns = got
         rec = self._lines[key]
         if tracing and self._peaks:
             current, peak = tracemalloc.get_traced_memory()
@@ -194,6 +197,12 @@ class LineArrays:
                 if repeated:
                     d["repeats"] = repeated
                 rec["operands"].setdefault(name + " (new)", d)
+        if returns and returned is not None:   # ``return expr``: the line's result has no name
+            d = _described(rec, returned)
+            if d is not None:
+                d["role"] = "out"
+                d["indexed"] = None
+                rec["operands"].setdefault("(returned)", d)
 
     def close(self) -> None:
         if self._ours:

@@ -305,7 +305,7 @@ class PythonTracer(Collector):
                 ca(_EXIT)
                 ta(perf())
                 if sampling:
-                    arrays.end(frame)
+                    arrays.end(frame, arg)
             return None
 
         def no_trace(frame, event, arg):

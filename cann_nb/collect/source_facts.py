@@ -20,6 +20,11 @@ GENERAL_SOLVERS = {"eig", "eigvals"}
 # calls that run a Python function (or a string method) once per element of a Series or array
 PER_ELEMENT_CALLS = {"apply", "map", "applymap", "transform", "vectorize"}
 _RANK = {"columns": 0, "rows": 1, "mask": 2}   # the strongest index kind of a name on a line wins
+# calls that keep a few elements of what they are given (an extreme, a top-k, the matches of a condition)
+SELECT_CALLS = {"argmin", "argmax", "nanargmin", "nanargmax", "min", "max", "nanmin", "nanmax", "amin", "amax",
+                "idxmin", "idxmax", "nsmallest", "nlargest", "argpartition", "partition", "topk", "kthvalue",
+                "nonzero", "flatnonzero", "argwhere", "where", "query", "dropna", "compress", "extract"}
+INDEXERS = {"loc", "iloc", "at", "iat"}   # df.loc[mask] indexes df
 
 
 class LineFacts(NamedTuple):
@@ -32,6 +37,8 @@ class LineFacts(NamedTuple):
     contractions: list
     columns: dict
     stored: tuple = ()   # names whose items the statement assigns or deletes (``a[i, j] = v``)
+    selected: tuple = ()   # names a few elements are selected from (``SELECT_CALLS``, ``a[mask]``, ``df.loc[idx]``)
+    returns: bool = False   # the statement is a ``return`` (its value is the line's result)
 
 
 NO_FACTS = LineFacts({}, {}, [], [], {})
@@ -55,6 +62,10 @@ class SourceFacts:
       "fn": "eig", "operands": ["A"]}``) and each inverse multiplied in the same expression (``inv(A) @ b``:
       ``{"kind": "inv_product", "operands": ["A", "b"]}``); operands are names, or ``name.T``;
     * stored: the names whose items it assigns or deletes (``a[i, j] = v``, ``del d[k]``);
+    * selected: the names it selects a part of: a selection call on them (``d.argmin(axis=1)``,
+      ``np.flatnonzero(d)``, ``df.nsmallest(5, "x")``, ``SELECT_CALLS``) or an index computed at run time
+      (``a[mask]``, ``a[a > 0]``, ``df.loc[idx, cols]``: a name or a comparison in the index);
+    * returns: whether it is a ``return`` statement;
     * columns: the string labels a name is subscripted with (``df["price"]``) and the attributes read from it
       (``df.price``, ``np.exp``: the sampler keeps those that are columns of a DataFrame).
 
@@ -117,6 +128,7 @@ class SourceFacts:
         indexed: dict[str, str] = {}
         columns: dict[str, list] = {}
         stored: set = set()
+        selected: set = set()
         work: set = set()
         contractions: list = []
         inside: set = set()   # nodes already part of a contraction found higher up
@@ -140,6 +152,8 @@ class SourceFacts:
                         indexed[node.value.id] = kind
                     if isinstance(node.ctx, (ast.Store, ast.Del)):
                         stored.add(node.value.id)
+                    elif _computed_index(node.slice):
+                        selected.add(node.value.id)
                     if isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str) \
                             and isinstance(node.ctx, ast.Load):   # a column read, not one assigned
                         labels = columns.setdefault(node.value.id, [])
@@ -159,8 +173,16 @@ class SourceFacts:
                         inside.update(id(n) for n in ast.walk(node))
                 if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
                     work.add("matmul")
+                if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) \
+                        and isinstance(node.value, ast.Attribute) and node.value.attr in INDEXERS \
+                        and isinstance(node.value.value, ast.Name) and _computed_index(node.slice):
+                    selected.add(node.value.value.id)   # df.loc[mask, cols]
                 elif isinstance(node, ast.Call):
                     fn = _call_name(node)
+                    if fn in SELECT_CALLS:
+                        target = _selected_name(node)
+                        if target:
+                            selected.add(target)
                     if fn in MATMUL_CALLS:
                         work.add("matmul")
                     elif fn in TRANSCENDENTAL_CALLS:
@@ -168,7 +190,27 @@ class SourceFacts:
                     if _is_str_accessor(node.func) or (fn in PER_ELEMENT_CALLS and node.args and not isinstance(
                             node.args[0], (ast.Dict, ast.DictComp, ast.Constant))):   # s.map({...}) is a lookup
                         work.add("per_element")
-        return LineFacts(names, indexed, sorted(work), contractions, columns, tuple(sorted(stored)))
+        return LineFacts(names, indexed, sorted(work), contractions, columns, tuple(sorted(stored)),
+                         tuple(sorted(selected)), any(isinstance(st, ast.Return) for st in stmts))
+
+
+def _computed_index(index) -> bool:
+    """An index known only at run time: it holds a name or a comparison (``a[mask]``, ``a[idx, :]``,
+    ``a[a > 0]``), not only constants and slices (``a[:, 0]``, ``df["col"]``)."""
+    return any(isinstance(n, (ast.Name, ast.Compare)) for n in ast.walk(index))
+
+
+def _selected_name(call: ast.Call) -> str | None:
+    """The name a selection call selects from: ``d.argmin(...)`` -> d, ``np.argmin(d, ...)`` -> d (a module
+    or a name's method: the first argument when the call is on a module alias such as np)."""
+    func = call.func
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+        if func.value.id in ("np", "numpy", "torch", "pd", "pandas") and call.args:
+            return call.args[0].id if isinstance(call.args[0], ast.Name) else None
+        return func.value.id
+    if isinstance(func, ast.Name) and call.args and isinstance(call.args[0], ast.Name):
+        return call.args[0].id   # from numpy import argmin
+    return None
 
 
 def _call_name(node: ast.Call) -> str | None:

@@ -167,3 +167,14 @@ def test_describe_reads_a_sparse_matrix_and_facts_name_the_items_assigned(tmp_pa
     path.write_text("A[i, j] += w\ncol = A[:, j]\ndel d[k]\n")
     facts = SourceFacts(str(path))
     assert facts.line(1).stored == ("A",) and facts.line(2).stored == () and facts.line(3).stored == ("d",)
+
+
+def test_source_facts_name_what_a_line_selects_from_and_whether_it_returns(tmp_path):
+    from cann_nb.collect.source_facts import SourceFacts
+
+    path = tmp_path / "selects.py"
+    path.write_text("idx = d.argmin(axis=1)\nj = np.argmax(s)\nreturn df.loc[mask, ['a']]\n"
+                    "t = a[a > 0]\ncol = a[:, 0]\nc = df['x']\nm = x.mean()\n")
+    facts = SourceFacts(str(path))
+    assert [facts.line(k).selected for k in range(1, 8)] == [("d",), ("s",), ("df",), ("a",), (), (), ()]
+    assert [facts.line(k).returns for k in (1, 3)] == [False, True]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from . import (arrays, autograd, call_sites, compute, containers, contractions, convolution, device, discarded,
                frameworks, gradients, growth, host, library_loops, lines, linalg, memo, memory, prefix, processes,
-               redundant, repeats, roofline, sparse, structured, waits)
+               redundant, repeats, roofline, selection, sparse, structured, waits)
 from .base import METHOD_CP, METHOD_HEADROOM, Rule
 
 US, MS = 1_000, 1_000_000
@@ -174,6 +174,12 @@ RULES: tuple[Rule, ...] = (
          arrays.repeated_rows, {"min_pct": 5.0},
          "NumPy docs, broadcasting ('without making needless copies of data'); np.broadcast_to returns a view",
          METHOD_CP),
+    Rule("materialised_selection", "redundant", "A large intermediate built in full to keep a few of its elements "
+         "(all pairs then argmin, a cross join then a filter)", selection.materialised_selection,
+         {"min_bytes": 32 << 20, "min_ratio": 8.0, "max_kept": 0.125, "max_width": 20, "min_pct": 5.0},
+         "scipy.spatial.cKDTree / scikit-learn nearest neighbours docs (brute force is O(D N^2); trees O(D N log N), "
+         "losing to brute force beyond D ~ 20); pandas docs merge_asof / IntervalIndex, groupby observed=True "
+         "(only the categories that appear); the work is in proportion to the intermediate's bytes", METHOD_CP),
     Rule("strided_gather", "layout", "Rows gathered from a column-major (Fortran-order) array",
          arrays.strided_gather, {"min_bytes": 1 << 20, "cache_line_bytes": 64, "min_pct": 5.0},
          "NumPy docs, memory layout (C vs Fortran order; np.ascontiguousarray); a cache line is 64 B on x86 and "

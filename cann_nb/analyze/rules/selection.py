@@ -1,0 +1,127 @@
+"""``materialised_selection``: a line builds an array or table far larger than everything it reads (all
+pairs of two tables, a distance matrix, a cross join, every combination of grouping keys) and the code
+after it keeps a few of its elements (the nearest of each row, the pairs matching a condition, the
+non-empty groups). The work is in proportion to the intermediate; an algorithm that never builds it
+(a k-d tree query, an as-of or interval join, a grouping over observed keys only) works in proportion to
+the inputs and the result.
+
+Evidence from the Python tracer's line samples (collect/line_arrays.py): a line's new result (named or
+returned) and the arrays it read; the later lines of the same function that read it by name, and whether
+they select from it (collect/source_facts.py: ``d.argmin(1)``, ``a[mask]``, ``df.loc[idx]``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ... import formatting as F
+from ..line_arrays import line_arrays
+from .arrays import finding_from_lines, where
+from .base import pct
+
+NEW, RETURNED = " (new)", "(returned)"
+
+
+def _outs(rec) -> list[dict]:
+    return [o for o in rec["operands"] if o.get("role") == "out"]
+
+
+def _name(o: dict) -> str:
+    return o["name"].removesuffix(NEW)
+
+
+def _width(o: dict) -> int:
+    shape = o.get("shape") or [1]
+    return int(shape[1]) if len(shape) > 1 else 1
+
+
+def _function(ctx, rec) -> int:
+    """The code of the function the line's first span ran in (-1 at module level)."""
+    p = int(ctx.rows_of_parent[rec["rows"][0]])
+    return int(ctx.name_code[p]) if p >= 0 else -1
+
+
+def materialised_selection(ctx, th):
+    """A line's new result of ``min_bytes`` or more, ``min_ratio`` times or more the arrays it reads, from
+    inputs of at most ``max_width`` columns (in many dimensions space-partitioning trees lose to brute
+    force), of which a later line of the same function selects a part keeping at most ``max_kept`` of it,
+    and which no line multiplies (a kernel matrix for a solve is used whole). Gain: the producing line's
+    time less what the inputs and the kept part need (time scaled by bytes), and the lines reading the
+    intermediate (or arrays of its length made from it) by the share of their bytes it is."""
+    la = line_arrays(ctx)
+    if la.empty:
+        return
+    recs = [r for r in la.to_dict("records") if r["scope"] == "line" and len(r["rows"])]
+    recs.sort(key=lambda r: int(ctx.start[r["rows"][0]]))
+    fn = [_function(ctx, r) for r in recs]
+    flagged, seen = [], set()
+    for i, rec in enumerate(recs):
+        ins = [o for o in rec["operands"] if o.get("role") == "in"]
+        for big in _outs(rec):
+            name = _name(big)
+            if big["nbytes"] < th["min_bytes"] or big["nbytes"] < th["min_ratio"] * max(rec["in_bytes"], 1.0) \
+                    or name == RETURNED or (ins and min(_width(o) for o in ins) > th["max_width"]):
+                continue
+            shape, rows = list(big["shape"]), int(big["shape"][0])
+            tracked = {name: shape}
+            readers = []
+            for j in range(i + 1, len(recs)):
+                r = recs[j]
+                if fn[j] != fn[i] or id(r) in seen:
+                    continue
+                hit = [o for o in r["operands"] if o.get("role") == "in"
+                       and (tracked.get(o["name"]) == list(o["shape"]) or o["name"].split("[")[0] == name
+                            and list(o["shape"])[:1] == [rows])]
+                if not hit:
+                    continue
+                readers.append((r, hit))
+                for o in _outs(r):   # a mask or score over the intermediate's rows is made from it
+                    if list(o["shape"])[:1] == [rows] and _name(o) != RETURNED:
+                        tracked[_name(o)] = list(o["shape"])
+            selecting = [(r, hit) for r, hit in readers if any(o.get("selected") for o in hit)]
+            if not selecting or any("matmul" in (r.get("work") or ()) for r, _ in readers):
+                continue
+            kept_known = [max((o["nbytes"] for o in _outs(r)), default=None) for r, _ in selecting]
+            kept_known = [k for k in kept_known if k is not None]
+            kept = min(kept_known) if kept_known else 0.0
+            if kept > th["max_kept"] * big["nbytes"]:
+                continue
+            produce = max(0.0, 1.0 - (rec["in_bytes"] + kept) / big["nbytes"])
+            what = (f"builds {name} {tuple(shape)} ({F.nbytes(big['nbytes'])}, "
+                    f"{big['nbytes'] / max(rec['in_bytes'], 1.0):,.0f}x the {F.nbytes(rec['in_bytes'])} it reads)")
+            group = [(rec, produce, what)]
+            for r, hit in readers:
+                mine = float(sum(o["nbytes"] for o in hit))
+                moved = r["in_bytes"] + float(sum(o["nbytes"] for o in _outs(r)))
+                sel = any(o.get("selected") for o in hit)
+                group.append((r, min(mine / max(moved, 1.0), 1.0) * (1.0 - kept / max(mine, 1.0)),
+                              ("selects from " if sel else "reads ") + ", ".join(sorted({o["name"] for o in hit}))))
+                seen.add(id(r))
+            seen.add(id(rec))
+            flagged.append({"name": name, "shape": shape, "bytes": big["nbytes"], "in_bytes": rec["in_bytes"],
+                            "kept_bytes": kept, "line": where(rec["file_line"]),
+                            "selected_at": [where(r["file_line"]) for r, _ in selecting], "lines": group})
+            break
+    if not flagged:
+        return
+    first = max(flagged, key=lambda f: f["bytes"])
+    kept_txt = f"keeps {F.nbytes(first['kept_bytes'])} of it" if first["kept_bytes"] else "keeps a part of it"
+
+    def title(_, t):
+        return (f"Line {first['line']} builds {first['name']} {tuple(first['shape'])} ({F.nbytes(first['bytes'])}, "
+                f"{first['bytes'] / max(first['in_bytes'], 1.0):,.0f}x the data it reads) and line "
+                f"{first['selected_at'][0]} {kept_txt}: {F.ns(t)} ({pct(t, ctx.wall):.0f}% of end-to-end) in the lines "
+                "that build and read it")
+
+    sugg = ("Do not build the whole intermediate to keep a few of its elements: find the nearest points with a "
+            "k-d tree (scipy.spatial.cKDTree(b).query(a)) instead of all pairwise distances and an argmin; match "
+            "rows to ranges with pd.merge_asof or an IntervalIndex instead of a cross join and a filter; group "
+            "categoricals with observed=True instead of materialising every combination of categories; otherwise "
+            "filter before joining, or process in chunks.")
+    lines = [x for f in flagged for x in f["lines"]]
+    yield from finding_from_lines(
+        ctx, th, "materialised_selection", "redundant", lines, title, sugg,
+        " (the building line's time scaled by the share of its bytes the inputs and the kept part are not; "
+        "the reading lines' by the share of their bytes the intermediate is)",
+        {"intermediates": [{k: v for k, v in f.items() if k != "lines"} for f in flagged],
+         "min_bytes": th["min_bytes"], "min_ratio": th["min_ratio"], "max_kept": th["max_kept"]})
