@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from . import (arrays, autograd, call_sites, compute, containers, contractions, convolution, device, discarded,
                frameworks, gradients, growth, host, library_loops, lines, linalg, memo, memory, prefix, processes,
-               redundant, repeats, roofline, selection, sparse, structured, waits)
+               redundant, regex, repeats, roofline, selection, sparse, structured, waits)
 from .base import METHOD_CP, METHOD_HEADROOM, Rule
 
 US, MS = 1_000, 1_000_000
@@ -61,6 +61,10 @@ RULES: tuple[Rule, ...] = (
          "from the second on (one may be the profiler's allocations tipping the counters)", METHOD_CP),
     Rule("compile", "compile", "Compilation in the run", host.compilation, {"min_pct": 5.0, "acl_compile_count": 20},
          "[B4] msprof-analyze operator dispatch (aclopCompileAndExecute >= 20)", METHOD_CP),
+    Rule("regex_recompile", "compile", "Regular expressions compiled over and over (patterns built per call, or "
+         "more than re's cache holds)", regex.regex_recompile, {"min_compiles": 100, "min_pct": 5.0},
+         "Python docs, re ('the compiled versions of the most recent patterns ... are cached'; re.compile to reuse "
+         "a pattern); each call of the compiler is a cache miss", METHOD_CP),
     Rule("cold_start", "cold_start", "First step much slower than the rest", host.cold_start,
          {"min_steps": 3, "ratio": 2.0, "min_pct": 5.0},
          "[I1] smdebug StepOutlier / MaxInitializationTime, Nsight *_pace", METHOD_HEADROOM, ("steps",)),
