@@ -85,6 +85,8 @@ class LineArrays:
                     d["stored"] = True   # its items assigned (a[i, j] = v)
                 if name in facts.selected:
                     d["selected"] = True   # a few of its elements selected (d.argmin(1), a[mask], df.loc[idx])
+                if name in facts.iterated:
+                    d["iterated_by"] = facts.iterated[name]   # a built-in walks it element by element (sum(a))
                 first = rec["operands"].setdefault(name, d)
                 if run == 0:
                     rec.setdefault("_first_ids", {})[name] = id(value)

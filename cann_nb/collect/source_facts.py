@@ -25,6 +25,8 @@ SELECT_CALLS = {"argmin", "argmax", "nanargmin", "nanargmax", "min", "max", "nan
                 "idxmin", "idxmax", "nsmallest", "nlargest", "argpartition", "partition", "topk", "kthvalue",
                 "nonzero", "flatnonzero", "argwhere", "where", "query", "dropna", "compress", "extract"}
 INDEXERS = {"loc", "iloc", "at", "iat"}   # df.loc[mask] indexes df
+# built-ins that iterate their argument element by element in Python objects (numpy scalars for an array)
+ITERATING_BUILTINS = {"sum", "min", "max", "sorted", "any", "all", "list", "tuple", "set"}
 
 
 class LineFacts(NamedTuple):
@@ -39,6 +41,7 @@ class LineFacts(NamedTuple):
     stored: tuple = ()   # names whose items the statement assigns or deletes (``a[i, j] = v``)
     selected: tuple = ()   # names a few elements are selected from (``SELECT_CALLS``, ``a[mask]``, ``df.loc[idx]``)
     returns: bool = False   # the statement is a ``return`` (its value is the line's result)
+    iterated: dict = {}   # {name: built-in}: names a built-in iterates element by element (``sum(a)``)
 
 
 NO_FACTS = LineFacts({}, {}, [], [], {})
@@ -66,6 +69,8 @@ class SourceFacts:
       ``np.flatnonzero(d)``, ``df.nsmallest(5, "x")``, ``SELECT_CALLS``) or an index computed at run time
       (``a[mask]``, ``a[a > 0]``, ``df.loc[idx, cols]``: a name or a comparison in the index);
     * returns: whether it is a ``return`` statement;
+    * iterated: the names given to a built-in that iterates them element by element (``sum(a)``, ``max(a)``,
+      ``sorted(a)``, ``list(a)``: ``ITERATING_BUILTINS``), with the built-in's name;
     * columns: the string labels a name is subscripted with (``df["price"]``) and the attributes read from it
       (``df.price``, ``np.exp``: the sampler keeps those that are columns of a DataFrame).
 
@@ -129,6 +134,7 @@ class SourceFacts:
         columns: dict[str, list] = {}
         stored: set = set()
         selected: set = set()
+        iterated: dict = {}
         work: set = set()
         contractions: list = []
         inside: set = set()   # nodes already part of a contraction found higher up
@@ -179,6 +185,9 @@ class SourceFacts:
                     selected.add(node.value.value.id)   # df.loc[mask, cols]
                 elif isinstance(node, ast.Call):
                     fn = _call_name(node)
+                    if isinstance(node.func, ast.Name) and fn in ITERATING_BUILTINS and len(node.args) == 1 \
+                            and isinstance(node.args[0], ast.Name):
+                        iterated[node.args[0].id] = fn
                     if fn in SELECT_CALLS:
                         target = _selected_name(node)
                         if target:
@@ -191,7 +200,7 @@ class SourceFacts:
                             node.args[0], (ast.Dict, ast.DictComp, ast.Constant))):   # s.map({...}) is a lookup
                         work.add("per_element")
         return LineFacts(names, indexed, sorted(work), contractions, columns, tuple(sorted(stored)),
-                         tuple(sorted(selected)), any(isinstance(st, ast.Return) for st in stmts))
+                         tuple(sorted(selected)), any(isinstance(st, ast.Return) for st in stmts), iterated)
 
 
 def _computed_index(index) -> bool:
