@@ -78,9 +78,43 @@ def test_a_cross_join_filtered_to_its_matches_is_found_and_an_asof_merge_is_not(
     assert inter["name"] == "pairs" and inter["shape"] == [3000 * 1500, 5]
     # the kept rows are the returned frame's (the line has no name for them)
     assert inter["selected_at"] == ["slow.py:13"] and 0 < inter["kept_bytes"] < 3000 * 3 * 8 + 1
-    assert [line["line"].rsplit(":", 1)[1] for line in f.evidence["lines"]] == ["11", "12", "13"]
+    assert sorted(line["line"].rsplit(":", 1)[1] for line in f.evidence["lines"]) == ["11", "12", "13"]
     assert found(profile_script(tmp_path, INTERVALS.format(body=ASOF), "fixed"), "materialised_selection") == []
 
 
 def test_a_kernel_matrix_used_whole_by_a_solve_is_not_a_selection(tmp_path):
     assert found(profile_script(tmp_path, KERNEL, "kernel"), "materialised_selection") == []
+
+
+
+def _torch_findings(fn):
+    pytest = __import__("pytest")
+    torch = pytest.importorskip("torch")
+    from .test_torch_cpu import profile   # the same in-process torch profile as the other torch rules' tests
+
+    torch.manual_seed(0)
+    return found(profile(fn), "materialised_selection")
+
+
+def test_torch_pairwise_distances_then_a_selection_are_found_and_a_grid_lookup_is_not():
+    import torch
+
+    queries, sites = torch.rand(3000, 2), torch.rand(4000, 2)
+    slow = {"aten::cdist": lambda: torch.cdist(queries, sites).argmin(dim=1),
+            "aten::sub": lambda: ((queries[:, None, :] - sites[None, :, :]) ** 2).sum(-1).min(dim=1).indices}
+    for maker, fn in slow.items():
+        (f,) = _torch_findings(fn)
+        (inter,) = f.evidence["intermediates"]
+        assert inter["made_by"] == maker and inter["shape"] == [3000, 4000], inter
+        assert inter["selected_by"] in ("aten::argmin", "aten::min") and inter["times"] == 1
+        assert f.category == "redundant" and 0 < f.est_gain_pct <= 100
+
+    def grid():   # the twin: the sites bucketed on a grid, each query looked up in its own cell
+        key = ((sites * 16).long().clamp(max=15) * torch.tensor([16, 1])).sum(1)
+        order = torch.argsort(key)
+        q = ((queries * 16).long().clamp(max=15) * torch.tensor([16, 1])).sum(1)
+        return order[torch.searchsorted(key[order], q).clamp(max=len(order) - 1)]
+
+    assert _torch_findings(grid) == []
+    # a kernel matrix used whole (a matrix product after it) has no selection
+    assert _torch_findings(lambda: torch.exp(-torch.cdist(queries, sites)) @ torch.ones(4000)) == []

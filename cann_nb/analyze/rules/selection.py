@@ -5,19 +5,27 @@ non-empty groups). The work is in proportion to the intermediate; an algorithm t
 (a k-d tree query, an as-of or interval join, a grouping over observed keys only) works in proportion to
 the inputs and the result.
 
-Evidence from the Python tracer's line samples (collect/line_arrays.py): a line's new result (named or
-returned) and the arrays it read; the later lines of the same function that read it by name, and whether
-they select from it (collect/source_facts.py: ``d.argmin(1)``, ``a[mask]``, ``df.loc[idx]``).
+Evidence, numpy/pandas (the Python tracer's line samples, collect/line_arrays.py): a line's new result
+(named or returned) and the arrays it read; the later lines of the same function that read it by name, and
+whether they select from it (collect/source_facts.py: ``d.argmin(1)``, ``a[mask]``, ``df.loc[idx]``).
+Framework ops (recorded input shapes): a selection op (argmin, min over a dim, topk, nonzero...) on a large
+tensor, the ops before it that take a tensor of that size, and the op that made it from inputs far smaller
+(its output shape follows from its inputs': broadcasting, ``cdist``, a matrix product).
 """
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 
 from ... import formatting as F
 from ..line_arrays import line_arrays
 from .arrays import finding_from_lines, where
-from .base import pct
+from .base import METHOD_CP, covered_ns, make_finding, pct
+from .compute import _factor_gain
+from .discarded import PRODUCT_RE, product_output
+from .redundant import _outer_ops, _shape_of, _table
 
 NEW, RETURNED = " (new)", "(returned)"
 
@@ -42,6 +50,12 @@ def _function(ctx, rec) -> int:
 
 
 def materialised_selection(ctx, th):
+    """Either kind of evidence (see the module docstring): numpy/pandas lines, or framework ops."""
+    yield from _line_selections(ctx, th)
+    yield from _op_selections(ctx, th)
+
+
+def _line_selections(ctx, th):
     """A line's new result of ``min_bytes`` or more, ``min_ratio`` times or more the arrays it reads, from
     inputs of at most ``max_width`` columns (in many dimensions space-partitioning trees lose to brute
     force), of which a later line of the same function selects a part keeping at most ``max_kept`` of it,
@@ -125,3 +139,107 @@ def materialised_selection(ctx, th):
         "the reading lines' by the share of their bytes the intermediate is)",
         {"intermediates": [{k: v for k, v in f.items() if k != "lines"} for f in flagged],
          "min_bytes": th["min_bytes"], "min_ratio": th["min_ratio"], "max_kept": th["max_kept"]})
+
+
+# -- framework ops (recorded shapes) -----------------------------------------------------------------------
+SELECT_OP_RE = re.compile(r"^aten::(argmin|argmax|min|max|amin|amax|topk|kthvalue|nonzero|argwhere|masked_select)$")
+PAIRWISE_RE = re.compile(r"^aten::(cdist|_cdist_forward|_euclidean_dist)$")
+LOOKBACK = 12   # outer ops before a selection searched for the op that built its input
+ITEM_BYTES = 4  # float32, torch's default (the threshold is in bytes)
+
+
+def _numel(shape) -> int:
+    return int(np.prod(shape)) if shape else 1
+
+
+def _made(name: str, shapes: list) -> tuple | None:
+    """The output shape of an op that can build a large tensor from small ones: a pairwise distance
+    (``cdist``: [..., n, d] x [..., m, d] -> [..., n, m]), a matrix product, an elementwise op whose inputs
+    broadcast (``a[:, None, :] - b[None, :, :]``)."""
+    tensors = [t for t in (_shape_of(x) for x in shapes) if t is not None]
+    if len(tensors) < 2:
+        return None
+    a, b = tensors[0], tensors[1]
+    try:
+        if PAIRWISE_RE.match(name):
+            return tuple(np.broadcast_shapes(a[:-2], b[:-2])) + (a[-2], b[-2])
+        if PRODUCT_RE.match(name):
+            out = product_output(name, shapes)
+            return tuple(out) if out is not None else None
+        return tuple(np.broadcast_shapes(*tensors))
+    except (TypeError, IndexError, ValueError):
+        return None
+
+
+def _op_selections(ctx, th):
+    """A selection op whose input has ``min_bytes`` / 4 elements or more, made by an op from inputs
+    ``min_ratio`` times smaller (their feature dimension at most ``max_width``), the ops between them taking
+    that tensor (or a reduction of a broadcast: [n, m, d] summed to [n, m]). Gain: those ops' time scaled
+    by the share of their work the inputs are not."""
+    codes, table = _table(ctx, "shapes")
+    if not len(table):
+        return
+    outer = _outer_ops(ctx)
+    if not len(outer):
+        return
+    names = ctx.names(outer).astype(str)
+    sel = np.flatnonzero(ctx.flag(SELECT_OP_RE)[outer])
+    factor = np.ones(ctx.n)
+    rows, found = [], {}
+    for i in sel:
+        r = int(outer[i])
+        ins = table[codes[r]] if codes[r] >= 0 else []
+        big = _shape_of(ins[0]) if ins else None
+        if big is None or _numel(big) * ITEM_BYTES < th["min_bytes"]:
+            continue
+        n_big, chain, maker = _numel(big), [r], None
+        for j in range(i - 1, max(i - 1 - LOOKBACK, -1), -1):
+            q = int(outer[j])
+            if ctx.track_code[q] != ctx.track_code[r]:
+                break
+            shapes = table[codes[q]] if codes[q] >= 0 else []
+            tensors = [t for t in (_shape_of(x) for x in shapes) if t is not None]
+            if any(_numel(t) >= n_big and t[:len(big)] == big for t in tensors):
+                chain.append(q)   # takes the large tensor (or the broadcast it is reduced from)
+                continue
+            out = _made(names[j], shapes)
+            if out is None or _numel(out) < n_big or tuple(out[:len(big)]) != tuple(big):
+                continue
+            small = sum(_numel(t) for t in tensors)
+            if _numel(out) < th["min_ratio"] * small or min(t[-1] for t in tensors if t) > th["max_width"]:
+                break
+            maker = (q, names[j], out, small)
+            break
+        if maker is None:
+            continue
+        q, made_by, out, small = maker
+        chain.append(q)
+        keep = max(0.0, 1.0 - small / n_big)
+        factor[chain] = np.minimum(factor[chain], 1.0 - keep)
+        rows += chain
+        key = (made_by, names[i], tuple(big))
+        got = found.setdefault(key, {"made_by": made_by, "selected_by": names[i], "shape": list(big),
+                                     "bytes": n_big * ITEM_BYTES, "input_elements": small, "times": 0})
+        got["times"] += 1
+    if not rows:
+        return
+    rows = np.unique(np.asarray(rows, dtype=np.int64))
+    t = covered_ns(ctx, rows)
+    if pct(t, ctx.wall_without_recording) < th["min_pct"]:
+        return
+    gain, conf = _factor_gain(ctx, rows, factor)
+    first = max(found.values(), key=lambda f: f["times"] * f["bytes"])
+    title = (f"{first['made_by']} builds a {' x '.join(map(str, first['shape']))} tensor "
+             f"(~{F.nbytes(first['bytes'])}, {_numel(first['shape']) / max(first['input_elements'], 1):,.0f}x its "
+             f"inputs) of which {first['selected_by']} keeps a few elements, {first['times']:,} time(s): {F.ns(t)} "
+             f"({pct(t, ctx.wall):.0f}% of end-to-end) in the ops that build and read it")
+    sugg = ("Do not build the whole pairwise tensor to keep a few of its elements: for nearest neighbours in few "
+            "dimensions use a k-d tree (scipy.spatial.cKDTree, sklearn NearestNeighbors) or a grid; otherwise "
+            "process the queries in chunks that fit in cache, or compute the distances with one matrix product "
+            "(|a|^2 - 2 a.b + |b|^2) instead of a broadcast subtraction.")
+    yield make_finding(ctx, "materialised_selection", "redundant", title,
+                       evidence={"intermediates": list(found.values()), "time_ns": int(t),
+                                 "min_bytes": th["min_bytes"], "min_ratio": th["min_ratio"]},
+                       ops=[first["made_by"], first["selected_by"]], suggestion=sugg, gain_ns=gain,
+                       method=METHOD_CP + " (the ops that build and read the tensor scaled by the share of its "
+                       "elements the inputs are not)", confidence=conf * 0.5, rows=rows, affected_ns=t)
