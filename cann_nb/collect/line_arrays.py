@@ -43,7 +43,8 @@ class LineArrays:
 
     def __init__(self):
         self.counts: dict[int, int] = {}      # line key -> runs sampled so far
-        self.open: dict[int, tuple] = {}      # id(frame) -> the line sample open there (key, ids, roles, tracing, returns)
+        self.open: dict[int, tuple] = {}      # id(frame) -> the line sample open there (key, ids, roles, tracing,
+        #                                       returns, roots)
         self._lines: dict[int, dict] = {}     # line key -> record
         self._sources: dict[str, SourceFacts] = {}   # filename -> what its source says per line
         self._ours = False                    # tracemalloc started here (stopped at close)
@@ -69,6 +70,7 @@ class LineArrays:
         if facts.contractions:
             rec["contractions"] = facts.contractions
         ids = {}
+        roots = set()   # the arrays the line's inputs are views of (or are)
         for name, role in roles.items():
             value = _resolve(frame, name)
             d = _described(rec, value)
@@ -77,6 +79,8 @@ class LineArrays:
             if "in" in role and isinstance(value, pd.DataFrame):
                 self._columns(rec, name, value, facts.columns.get(name, ()), run)
             ids[name] = id(value)
+            if "in" in role and isinstance(value, np.ndarray):
+                roots.add(id(_root(value)))
             if "in" in role:
                 d["role"] = "in"
                 # "rows" (a[i], a[idx, :]), "columns" (a[:, j]), "mask" (a[a["k"] == v]) or None
@@ -100,7 +104,7 @@ class LineArrays:
         tracing = run == 1 and read >= TRACE_MIN_BYTES and self._trace_memory()
         if tracing:
             rec["traced_run"] = rec["runs"] - 1   # which of the line's spans, in start order
-        self.open[id(frame)] = (key, ids, roles, tracing, facts.returns)
+        self.open[id(frame)] = (key, ids, roles, tracing, facts.returns, roots)
 
     def _columns(self, rec: dict, name: str, frame_: pd.DataFrame, labels, run: int) -> None:
         """The columns a line names by label (``df["city"]``), described as operands of their own on the
@@ -171,7 +175,7 @@ class LineArrays:
             self._finish(frame, got, returned)
 
     def _finish(self, frame, got, returned=None) -> None:
-        key, ids, roles, tracing, returns = got
+        key, ids, roles, tracing, returns, roots = got
         rec = self._lines[key]
         if tracing and self._peaks:
             current, peak = tracemalloc.get_traced_memory()
@@ -195,6 +199,7 @@ class LineArrays:
             if d is not None:
                 d["role"] = "out"
                 d["indexed"] = None
+                _view_of_new(d, value, roots)
                 repeated = _repeated(value)
                 if repeated:
                     d["repeats"] = repeated
@@ -204,6 +209,7 @@ class LineArrays:
             if d is not None:
                 d["role"] = "out"
                 d["indexed"] = None
+                _view_of_new(d, returned, roots)
                 rec["operands"].setdefault("(returned)", d)
 
     def close(self) -> None:
@@ -245,6 +251,24 @@ def _described(rec: dict, value) -> dict | None:
         if len(errors) < 5:
             errors.append(f"{type(value).__name__}: {type(exc).__name__}: {exc}"[:300])
         return None
+
+
+def _root(a: np.ndarray) -> np.ndarray:
+    """The array ``a`` is a view of (through views of views), or ``a`` itself."""
+    while isinstance(a.base, np.ndarray):
+        a = a.base
+    return a
+
+
+def _view_of_new(d: dict, value, roots: set) -> None:
+    """A line's result that is a view of an array the line made (not one it read): the size of that array
+    (``base_nbytes``, ``base_shape``): the line computed it whole and keeps a slice of it."""
+    if not isinstance(value, np.ndarray) or not isinstance(value.base, np.ndarray):
+        return
+    root = _root(value)
+    if id(root) not in roots:
+        d["base_nbytes"] = int(root.nbytes)
+        d["base_shape"] = [int(x) for x in root.shape]
 
 
 def _resolve(frame, name: str):

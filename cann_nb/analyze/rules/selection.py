@@ -21,7 +21,7 @@ import numpy as np
 
 from ... import formatting as F
 from ..line_arrays import line_arrays
-from .arrays import finding_from_lines, where
+from .arrays import _innermost, finding_from_lines, where
 from .base import METHOD_CP, covered_ns, make_finding, pct
 from .compute import _factor_gain
 from .discarded import PRODUCT_RE, product_output
@@ -243,3 +243,46 @@ def _op_selections(ctx, th):
                        ops=[first["made_by"], first["selected_by"]], suggestion=sugg, gain_ns=gain,
                        method=METHOD_CP + " (the ops that build and read the tensor scaled by the share of its "
                        "elements the inputs are not)", confidence=conf * 0.5, rows=rows, affected_ns=t)
+
+
+# -- a slice of a result computed whole (one line) ---------------------------------------------------------
+def sliced_result(ctx, th):
+    """A line whose result (named or returned) is a view of at most ``max_kept`` of an array of
+    ``min_bytes`` or more that the line itself computed (``np.corrcoef(X)[0, 1:]``, ``np.fft.fft(x)[:n // 2]``,
+    ``np.linalg.svd(A)[0][:, :k]``): the elements of a product, an FFT or an elementwise result are computed
+    independently, so computing only the kept ones costs the kept share. The view also keeps the whole array
+    alive. Gain: the line's time scaled to the kept share (replayed)."""
+    la = line_arrays(ctx)
+    if la.empty:
+        return
+    flagged, view_of = [], {}
+    for rec in la.to_dict("records"):
+        if rec["scope"] != "line" or not len(rec["rows"]):
+            continue
+        views = [o for o in _outs(rec) if o.get("base_nbytes", 0) >= th["min_bytes"]
+                 and o["nbytes"] <= th["max_kept"] * o["base_nbytes"]]
+        if not views:
+            continue
+        o = max(views, key=lambda o: o["base_nbytes"])
+        view_of[id(rec)] = o
+        flagged.append((rec, 1.0 - o["nbytes"] / o["base_nbytes"],
+                        f"keeps {_name(o)} {tuple(o['shape'])} ({F.nbytes(o['nbytes'])}), a view of the "
+                        f"{tuple(o['base_shape'])} array ({F.nbytes(o['base_nbytes'])}) it computed"))
+    flagged = _innermost(ctx, flagged)   # a caller whose result is the callee's slice: the callee's line
+    if not flagged:
+        return
+
+    def title(first, t):
+        o = view_of[id(first[0])]
+        return (f"Line {where(first[0]['file_line'])} computes a {' x '.join(map(str, o['base_shape']))} array "
+                f"({F.nbytes(o['base_nbytes'])}) and keeps a slice of {F.nbytes(o['nbytes'])} of it: {F.ns(t)} "
+                f"({pct(t, ctx.wall):.0f}% of end-to-end) in {len(flagged)} line(s)")
+
+    sugg = ("Compute only the part you keep: one row of a correlation or covariance matrix is one matrix-vector product "
+            "(standardise, then X.T @ y / n); the first half of the FFT of real input is np.fft.rfft (torch.fft.rfft); "
+            "the leading singular vectors are np.linalg.svd(A, full_matrices=False) or scipy.sparse.linalg.svds; slice "
+            "the inputs before an elementwise computation instead of its result. (The slice also keeps the whole array "
+            "alive: .copy() it if it is stored.)")
+    yield from finding_from_lines(ctx, th, "sliced_result", "redundant", flagged, title, sugg,
+                                   " (each line's time scaled to the kept share of the array it computed)",
+                                   {"min_bytes": th["min_bytes"], "max_kept": th["max_kept"]})

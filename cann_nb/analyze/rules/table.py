@@ -184,6 +184,12 @@ RULES: tuple[Rule, ...] = (
          "scipy.spatial.cKDTree / scikit-learn nearest neighbours docs (brute force is O(D N^2); trees O(D N log N), "
          "losing to brute force beyond D ~ 20); pandas docs merge_asof / IntervalIndex, groupby observed=True "
          "(only the categories that appear); the work is in proportion to the intermediate's bytes", METHOD_CP),
+    Rule("sliced_result", "redundant", "A result computed whole of which the line keeps a small slice "
+         "(np.corrcoef(X)[0, 1:], np.fft.fft(x)[:n // 2])", selection.sliced_result,
+         {"min_bytes": 4 << 20, "max_kept": 0.6, "min_pct": 5.0},
+         "NumPy docs (views keep their base alive; np.fft.rfft for real input; svd full_matrices=False); the "
+         "elements of a product, an FFT or an elementwise result are computed independently: only the kept ones "
+         "need computing", METHOD_CP),
     Rule("builtin_on_array", "host_bound", "A Python built-in iterating a numpy array element by element (sum(a), "
          "max(a), sorted(a))", builtin_calls.builtin_on_array, {"min_elements": 10_000, "min_pct": 5.0},
          "NumPy docs (ndarray.sum, np.sort: compiled loops; Python's built-ins iterate numpy scalars); measured "
