@@ -63,3 +63,14 @@ def test_product_output_shapes():
     assert product_output("aten::addmm", [[32], [5, 16], [16, 32]]) == (5, 32)
     assert product_output("aten::matmul", [[3, 1, 5, 6], [4, 6, 2]]) == (3, 4, 5, 2)
     assert product_output("aten::matmul", [[6], [6, 2]]) is None      # a vector operand: not a row product
+
+
+def test_the_full_fft_of_a_real_signal_sliced_to_its_first_half_is_found_and_rfft_is_not():
+    frames = torch.rand(64, 50, 512)
+
+    [f] = rule(profile(lambda: (torch.fft.fft(frames).abs() ** 2)[..., :257]))
+    assert f.title.startswith("aten::fft_fft computes a 64x50x512 result (and 2 elementwise op(s) on it)")
+    assert f.evidence["output_shape"] == [64, 50, 512]
+    assert f.evidence["kept_fraction"] == pytest.approx(257 / 512)
+    assert f.evidence["products"][0]["carried_by"] == ["aten::abs", "aten::pow"]
+    assert rule(profile(lambda: torch.fft.rfft(frames).abs() ** 2)) == []

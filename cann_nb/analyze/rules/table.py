@@ -263,11 +263,12 @@ RULES: tuple[Rule, ...] = (
          "[B3] as tiny_calls_by_line, inside one library call: numpy docs (genfromtxt's per-field converters vs "
          "loadtxt's C parser), pandas read_csv docs ('the C engine is faster while the python engine is currently "
          "more feature-complete'); the compiled path keeps the native work on bulk data", METHOD_CP),
-    Rule("discarded_output", "redundant", "A matrix product computed in full of which a small slice is kept",
-         discarded.discarded_output, {"max_kept": 0.5, "min_elements": 4096, "min_pct": 5.0},
+    Rule("discarded_output", "redundant", "A matrix product or FFT computed in full of which a slice is kept",
+         discarded.discarded_output, {"max_kept": 0.6, "min_elements": 4096, "min_pct": 5.0},
          "Hugging Face transformers generation (logits_to_keep / num_logits_to_keep: 'only the last token logits "
-         "are needed for generation'); a product's output elements are independent: the kept part costs its "
-         "share of the FLOPs", METHOD_CP, ("shapes",)),
+         "are needed for generation'); torch.fft.rfft docs (real input: the n // 2 + 1 non-redundant bins); a "
+         "product's or an FFT's output elements are independent: the kept part costs its share of the work",
+         METHOD_CP, ("shapes",)),
     Rule("structured_operand", "redundant", "A diagonal, identity or one-hot matrix built dense and multiplied in",
          structured.structured_operand, {"min_size": 16, "min_pct": 5.0},
          "PyTorch docs (torch.diag, F.one_hot, nn.Embedding: 'a simple lookup table'); Golub & Van Loan 1.2 "
