@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .. import collect
+from .warnings_log import WarningsLog
 from . import active, auto
 from ..model import Profile, concat, new_meta
 from .base import CollectOptions, Collector
@@ -89,6 +90,7 @@ class CollectionSession:
         self.error: str | None = None
         self._t_start = self._t_stop = None
         self.running = False
+        self._warnings = WarningsLog()   # the warnings the user's code raises (collect/warnings_log.py)
 
     # -- around the user's code --------------------------------------------------------------
     def start(self, adopt_caller: bool = False) -> None:
@@ -115,6 +117,7 @@ class CollectionSession:
                 tracers.append(inst)
             elif self._start_one(inst):
                 self.active.append(inst)
+        self._warnings.start()
         self.running = True
         self._t_start = time.perf_counter_ns()
         self._start_ns = time.time_ns() - self.t0_ns
@@ -147,6 +150,7 @@ class CollectionSession:
         self._t_stop = time.perf_counter_ns()
         self._stop_ns = time.time_ns() - self.t0_ns
         self.running = False
+        self._warnings.stop()
         active.clear(self)
         self.status, self.error = status, error
         # call tracers first (they were started last), then the rest in reverse order
@@ -216,7 +220,7 @@ class CollectionSession:
             wall_ns=int(wall), window_ns=[int(self._start_ns), int(self._stop_ns)] if self._t_stop else None,
             environment=describe_environment(), devices=devices, collectors=self.collector_meta,
             options=self.options.as_dict(), dropped=dropped, conversion_s=timings,
-            **lifted,
+            warnings=self._warnings.records(), **lifted,
         )
         merged = concat("events", events)
         if gc_ids is not None:

@@ -7,8 +7,8 @@ shared/docs/analysis-anchors.md (catalogue ids in brackets).
 from __future__ import annotations
 
 from . import (arrays, autograd, builtin_calls, call_sites, compute, containers, contractions, convolution, device,
-               discarded, frameworks, gradients, growth, host, library_loops, lines, linalg, memo, memory, prefix,
-               processes, redundant, regex, repeats, roofline, selection, sparse, structured, waits)
+               discarded, frameworks, gradients, growth, host, library_loops, library_warnings, lines, linalg, memo,
+               memory, prefix, processes, redundant, regex, repeats, roofline, selection, sparse, structured, waits)
 from .base import METHOD_CP, METHOD_HEADROOM, Rule
 
 US, MS = 1_000, 1_000_000
@@ -286,6 +286,11 @@ RULES: tuple[Rule, ...] = (
          "fastest launch bounds that overhead", METHOD_CP),
     Rule("hotspot", "hotspot", "Dominant op", compute.hotspot, {"min_pct": 30.0, "top": 2},
          "HTA kernel breakdown, Nsight cuda_gpu_kern_sum", ""),
+    Rule("library_warning", "hotspot", "A library's performance warning raised by a line that takes much of the run",
+         library_warnings.library_warning, {"min_pct": 5.0},
+         "pandas docs (PerformanceWarning: lexsort depth, fragmented frames), scipy.sparse SparseEfficiencyWarning; "
+         "the warning names the slow path, the line's executions give its time (an upper bound of the gain)",
+         METHOD_CP),
     Rule("hot_line", "hotspot", "A line of the user's code holding most of the run in the library calls it makes",
          lines.hot_line, {"min_pct": 30.0, "min_library_share": 0.5, "min_run_ns": 1_000_000, "top": 1},
          "pyinstrument and line_profiler (time per line of the user's code, with what it calls); the op-level "
