@@ -42,7 +42,11 @@ IDIOMS = (
      "fused": "torch.softmax"},
     {"id": "scaled_masked_softmax", "pattern": r"(mul > )?masked_fill_? > softmax|softmax > mul > masked_fill",
      "fused": "torch_npu.npu_scaled_masked_softmax / F.scaled_dot_product_attention"},
-    {"id": "attention_unfused", "pattern": r"(bmm|matmul|mm) > (div|mul) > (\w+ > )?softmax > (\w+ > )?(bmm|matmul|mm)",
+    # scores scaled after the product, or the query scaled before it (nn.MultiheadAttention's slow path when
+    # need_weights=True: q * scale, bmm, softmax, bmm)
+    {"id": "attention_unfused", "pattern": r"(bmm|matmul|mm) > (div|mul) > (\w+ > )?softmax > (\w+ > )?(bmm|matmul|mm)|"
+                                           r"(div|mul) > (\w+ > )?(bmm|baddbmm|matmul|mm) > (\w+ > )?softmax > "
+                                           r"(\w+ > )?(bmm|matmul|mm)",
      "fused": "torch.nn.functional.scaled_dot_product_attention / torch_npu.npu_fusion_attention"},
     {"id": "confusion_transpose", "pattern": r"(permute|transpose) > contiguous > (reshape|view)",
      "fused": "torch_npu.npu_confusion_transpose, or keep the layout and drop .contiguous()"},

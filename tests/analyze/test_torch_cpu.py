@@ -122,3 +122,21 @@ def test_outputs_kept_and_gathered_after_the_loop_cost_the_gathering():
 def test_growth_without_a_gathering_has_no_time_estimate():
     fs = [f for f in findings(profile(evaluation(keep_logits=True, gather=False))) if f.rule == "memory_growth"]
     assert fs and all(f.evidence["gathering_ops"] == 0 and f.est_gain_pct != f.est_gain_pct for f in fs)
+
+
+def test_attention_with_its_weights_returned_is_the_unfused_idiom_and_without_them_is_not():
+    # nn.MultiheadAttention with need_weights=True (its default) scales the query, then bmm, softmax, bmm:
+    # the unfused path; need_weights=False takes scaled_dot_product_attention
+    torch.manual_seed(0)
+    mha = torch.nn.MultiheadAttention(64, 4, batch_first=True)
+    x = torch.randn(8, 256, 64)
+
+    def run(need):
+        def fn():
+            for _ in range(4):
+                mha(x, x, x, need_weights=need)[0].sum().backward()
+        return [f for f in findings(profile(fn)) if f.rule == "unfused_idiom"]
+
+    (f,) = [f for f in run(True) if f.evidence["idiom"] == "attention_unfused"]
+    assert f.evidence["count"] >= 4
+    assert [f for f in run(False) if f.evidence["idiom"] == "attention_unfused"] == []
