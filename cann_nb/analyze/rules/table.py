@@ -7,8 +7,9 @@ shared/docs/analysis-anchors.md (catalogue ids in brackets).
 from __future__ import annotations
 
 from . import (arrays, autograd, builtin_calls, call_sites, compute, containers, contractions, convolution, device,
-               discarded, frameworks, gradients, growth, host, library_loops, library_warnings, lines, linalg, memo,
-               memory, prefix, processes, redundant, regex, repeats, roofline, selection, sparse, structured, waits)
+               discarded, frameworks, gradients, growth, host, inplace_writes, library_loops, library_warnings, lines,
+               linalg, memo, memory, prefix, processes, redundant, regex, repeats, roofline, selection, sparse,
+               structured, waits)
 from .base import METHOD_CP, METHOD_HEADROOM, Rule
 
 US, MS = 1_000, 1_000_000
@@ -98,6 +99,11 @@ RULES: tuple[Rule, ...] = (
          memory.large_temporaries, {"min_bytes": 1024 ** 2, "min_count": 3, "churn_ratio": 3.0, "min_pct": 5.0},
          "[E2] msprof-analyze memory checker (alloc/free), XProf allocs vs deallocs; cost per fresh byte measured "
          "on the machine (analyze/first_touch.py)", METHOD_CP, ("memory",)),
+    Rule("copy_slices_backward", "memory", "Slices written in place into a tensor autograd tracks (traj[:, t] = x in a "
+         "loop): each write's backward copies the whole tensor's gradient", inplace_writes.copy_slices_backward,
+         {"min_nodes": 20, "min_ratio": 8.0, "min_pct": 5.0},
+         "PyTorch autograd (CopySlices: an in-place op on a view; its backward clones the base's gradient); PyTorch "
+         "forums 'backward gets slower the longer the rollout' (torch.stack of a list instead)", METHOD_CP),
     Rule("growing_accumulation", "memory", "An accumulator rebuilt bigger every iteration (quadratic copying)",
          growth.growing_accumulation,
          {"min_calls": 30, "min_rank_corr": 0.8, "min_slice_corr": 0.8, "min_size_growth": 4.0, "min_ratio": 1.5,
