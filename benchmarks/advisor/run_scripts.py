@@ -13,6 +13,7 @@ and default flags.
     python benchmarks/advisor/run_scripts.py --set heldout9        # the ninth held-out set only
     python benchmarks/advisor/run_scripts.py --set heldout10       # the tenth held-out set only
     python benchmarks/advisor/run_scripts.py --set heldout11       # the eleventh held-out set only
+    python benchmarks/advisor/run_scripts.py --set heldout12       # the twelfth held-out set only
     python benchmarks/advisor/run_scripts.py --only t01 h03        # cases by name prefix
     python benchmarks/advisor/run_scripts.py --markdown            # the results tables from the last runs
 
@@ -55,7 +56,7 @@ SETS = {"tuned": HERE / "scripts", "heldout": HERE / "heldout", "heldout2": HERE
         "heldout3": HERE / "heldout3", "heldout4": HERE / "heldout4", "heldout5": HERE / "heldout5",
         "heldout6": HERE / "heldout6", "heldout7": HERE / "heldout7",
         "heldout8": HERE / "heldout8", "heldout9": HERE / "heldout9", "heldout10": HERE / "heldout10",
-        "heldout11": HERE / "heldout11"}
+        "heldout11": HERE / "heldout11", "heldout12": HERE / "heldout12"}
 RESULTS = ROOT / "benchmarks" / "results" / "advisor_scripts.json"
 TOP_K = 3
 ENV = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
