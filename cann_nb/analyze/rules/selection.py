@@ -182,8 +182,13 @@ def _op_selections(ctx, th):
     outer = _outer_ops(ctx)
     if not len(outer):
         return
+    # selections of a large first input only (per distinct shapes string, then vectorised over the ops)
+    first_numel = np.array([_numel(_shape_of(t[0])) if t and _shape_of(t[0]) else 0 for t in table] + [0])
+    big_first = first_numel[np.where(codes[outer] >= 0, codes[outer], len(table))] * ITEM_BYTES >= th["min_bytes"]
+    sel = np.flatnonzero(ctx.flag(SELECT_OP_RE)[outer] & big_first)
+    if not len(sel):
+        return
     names = ctx.names(outer).astype(str)
-    sel = np.flatnonzero(ctx.flag(SELECT_OP_RE)[outer])
     factor = np.ones(ctx.n)
     rows, found = [], {}
     for i in sel:
