@@ -17,6 +17,8 @@ TRANSCENDENTAL_CALLS = {"exp", "expm1", "exp2", "log", "log1p", "log2", "log10",
                         "cos", "tan", "arctan", "arcsin", "arccos", "arctan2", "power", "erf", "sigmoid", "logaddexp"}
 # general eigensolvers, which a symmetric matrix does not need (eigh, eigvalsh)
 GENERAL_SOLVERS = {"eig", "eigvals"}
+# calls that move an array's data into a new array of about its size (a shift, a concatenation of its pieces)
+MOVEMENT_CALLS = {"roll", "concatenate", "hstack", "vstack", "column_stack", "append", "delete", "insert", "cat"}
 # calls that run a Python function (or a string method) once per element of a Series or array
 PER_ELEMENT_CALLS = {"apply", "map", "applymap", "transform", "vectorize"}
 _RANK = {"columns": 0, "rows": 1, "mask": 2}   # the strongest index kind of a name on a line wins
@@ -31,7 +33,7 @@ ITERATING_BUILTINS = {"sum", "min", "max", "sorted", "any", "all", "list", "tupl
 
 class LineFacts(NamedTuple):
     """names: {name: "in" | "out" | "inout"}; indexed: {name: "rows" | "columns" | "mask"}; work: sorted
-    kinds of compute-heavy call ("matmul", "per_element", "transcendental"); contractions: the matrix-product
+    kinds of compute-heavy call ("matmul", "per_element", "transcendental", "movement"); contractions: the matrix-product
     chains and einsums (see ``_contraction``); columns: {name: [labels]} of ``df["label"]`` subscripts."""
     names: dict
     indexed: dict
@@ -55,8 +57,9 @@ class SourceFacts:
       ``a[idx, :]``), keeps it whole (``a[:, j]``, ``df["col"]``), or is a mask compared from the object
       itself (``df[df["k"] == v]``);
     * work: the compute-heavy kinds of call it makes (``a @ b``, np.dot/einsum/linalg: "matmul";
-      np.exp/tanh/log/...: "transcendental"), whose speed depends on the dtype's width, and the calls that
-      run a function per element ("per_element": ``.apply``, ``.map``, ``.str.*``, a comprehension);
+      np.exp/tanh/log/...: "transcendental"), whose speed depends on the dtype's width, the calls that
+      run a function per element ("per_element": ``.apply``, ``.map``, ``.str.*``, a comprehension), and
+      the calls that copy an array's data into a new one ("movement": np.roll, np.concatenate, np.append);
     * contractions: each chain of matrix products (``A @ B @ v``, nested ``np.dot``) as the tree of its
       operands as written and evaluated (``{"kind": "matmul", "tree": [["A", "B"], "v"]}``), and each
       ``np.einsum`` with a literal subscripts string and no ``optimize`` (``{"kind": "einsum",
@@ -192,6 +195,8 @@ class SourceFacts:
                         target = _selected_name(node)
                         if target:
                             selected.add(target)
+                    if fn in MOVEMENT_CALLS:
+                        work.add("movement")
                     if fn in MATMUL_CALLS:
                         work.add("matmul")
                     elif fn in TRANSCENDENTAL_CALLS:

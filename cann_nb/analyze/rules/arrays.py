@@ -295,8 +295,8 @@ def float64_arrays(ctx, th):
     flagged = []
     for rec in la.to_dict("records"):
         work = rec.get("work")
-        if not isinstance(work, list) or not work or not len(rec["rows"]):
-            continue
+        if not isinstance(work, list) or not {"matmul", "transcendental"} & set(work) or not len(rec["rows"]):
+            continue   # the kinds of work whose speed depends on the dtype's width
         f64 = [o for o in rec["operands"] if o.get("role") == "in" and o.get("dtype") == "float64"
                and o.get("kind") == "ndarray"]
         if sum(o["nbytes"] for o in f64) < th["min_bytes"]:

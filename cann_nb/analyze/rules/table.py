@@ -6,7 +6,7 @@ shared/docs/analysis-anchors.md (catalogue ids in brackets).
 
 from __future__ import annotations
 
-from . import (arrays, autograd, builtin_calls, call_sites, compute, containers, contractions, convolution, device,
+from . import (arrays, autograd, buffers, builtin_calls, call_sites, compute, containers, contractions, convolution, device,
                discarded, frameworks, gradients, growth, host, inplace_writes, library_loops, library_warnings, lines,
                linalg, memo, memory, prefix, processes, redundant, regex, repeats, roofline, selection, sparse,
                structured, waits)
@@ -196,6 +196,11 @@ RULES: tuple[Rule, ...] = (
          "NumPy docs (views keep their base alive; np.fft.rfft for real input; svd full_matrices=False); the "
          "elements of a product, an FFT or an elementwise result are computed independently: only the kept ones "
          "need computing", METHOD_CP),
+    Rule("shifted_copy", "memory", "A buffer copied whole on every pass to write part of it (np.roll as a sliding "
+         "window)", buffers.shifted_copy, {"min_runs": 20, "min_bytes": 64 << 10, "min_pct": 5.0},
+         "NumPy docs (np.roll, np.concatenate, np.append return new arrays: 'a copy'); the ring-buffer idiom "
+         "(StackOverflow 'efficient circular buffer in numpy'); 64 KiB: beyond L1, where the copy costs bandwidth",
+         METHOD_CP),
     Rule("builtin_on_array", "host_bound", "A Python built-in iterating a numpy array element by element (sum(a), "
          "max(a), sorted(a))", builtin_calls.builtin_on_array, {"min_elements": 10_000, "min_pct": 5.0},
          "NumPy docs (ndarray.sum, np.sort: compiled loops; Python's built-ins iterate numpy scalars); measured "
