@@ -6,10 +6,10 @@ shared/docs/analysis-anchors.md (catalogue ids in brackets).
 
 from __future__ import annotations
 
-from . import (arrays, autograd, buffers, builtin_calls, call_sites, compute, containers, contractions, convolution, device,
-               discarded, frameworks, gradients, growth, host, inplace_writes, library_loops, library_warnings, lines,
-               linalg, memo, memory, prefix, processes, redundant, regex, repeats, roofline, selection, sparse,
-               structured, waits)
+from . import (arrays, autograd, buffers, builtin_calls, call_sites, compute, containers, contractions,
+               convolution, device, discarded, exact, frameworks, gradients, growth, host, inplace_writes,
+               library_loops, library_warnings, lines, linalg, memo, memory, prefix, processes, redundant, regex,
+               repeats, roofline, selection, sparse, structured, waits)
 from .base import METHOD_CP, METHOD_HEADROOM, Rule
 
 US, MS = 1_000, 1_000_000
@@ -227,6 +227,10 @@ RULES: tuple[Rule, ...] = (
          arrays.scan_per_key, {"min_runs": 20, "min_rows": 10_000, "min_pct": 5.0},
          "pandas docs, group by: split-apply-combine ('df.groupby' instead of selecting each group by a boolean "
          "mask); the work is rows x keys against rows", METHOD_CP),
+    Rule("exact_statistics", "precision", "The statistics module's exact mean/stdev/variance in a hot loop (rational "
+         "arithmetic per value)", exact.exact_statistics, {"expected_speedup": 10.0, "min_pct": 5.0},
+         "Python docs, statistics (mean/variance computed exactly with fractions; fmean 'runs faster than mean'); "
+         "measured here: mean + stdev of 200 / 1,000 floats 14x / 8.8x the same with math.fsum", METHOD_CP),
     Rule("float64_arrays", "precision", "numpy matmuls and transcendental functions in float64",
          arrays.float64_arrays, {"min_bytes": 1 << 20, "expected_speedup": 2.0, "transcendental_speedup": 2.0,
                                  "min_pct": 5.0},
