@@ -9,7 +9,7 @@ from __future__ import annotations
 from . import (arrays, autograd, buffers, builtin_calls, call_sites, compute, containers, contractions,
                convolution, device, discarded, exact, frameworks, gradients, growth, host, inplace_writes,
                library_loops, library_warnings, lines, linalg, memo, memory, prefix, processes, redundant, regex,
-               repeats, roofline, selection, sparse, structured, waits)
+               repeats, roofline, selection, sparse, structured, sweeps, waits)
 from .base import METHOD_CP, METHOD_HEADROOM, Rule
 
 US, MS = 1_000, 1_000_000
@@ -278,6 +278,10 @@ RULES: tuple[Rule, ...] = (
          "[B3] as tiny_calls_by_line, inside one library call: numpy docs (genfromtxt's per-field converters vs "
          "loadtxt's C parser), pandas read_csv docs ('the C engine is faster while the python engine is currently "
          "more feature-complete'); the compiled path keeps the native work on bulk data", METHOD_CP),
+    Rule("threshold_sweep", "redundant", "One tensor compared with many scalars in a loop (an ROC or histogram by one "
+         "comparison per threshold)", sweeps.threshold_sweep, {"min_elements": 10_000, "min_compares": 20, "min_pct": 5.0},
+         "torch.searchsorted / torch.bucketize / torch.histc docs; sklearn.metrics.roc_curve (one sort, then "
+         "cumulative counts); T passes over n values against n log2 n for one sort", METHOD_CP, ("shapes",)),
     Rule("discarded_output", "redundant", "A matrix product or FFT computed in full of which a slice is kept",
          discarded.discarded_output, {"max_kept": 0.6, "min_elements": 4096, "min_pct": 5.0},
          "Hugging Face transformers generation (logits_to_keep / num_logits_to_keep: 'only the last token logits "
