@@ -42,6 +42,13 @@ def _line_arrays(ctx) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
+def line_function(ctx, rec) -> int:
+    """The name code of the function a sampled line's first span ran in (-1 at module level): lines of one
+    function share it, so a name read on one line and written on another is the same variable."""
+    p = int(ctx.rows_of_parent[rec["rows"][0]])
+    return int(ctx.name_code[p]) if p >= 0 else -1
+
+
 def _num(v) -> float:
     return float(v) if isinstance(v, (int, float)) else float("nan")
 

@@ -14,10 +14,9 @@ the assigning line already costs).
 from __future__ import annotations
 
 from ... import formatting as F
-from ..line_arrays import line_arrays
+from ..line_arrays import line_arrays, line_function
 from .arrays import finding_from_lines, where
 from .base import pct
-from .selection import _function
 
 
 def shifted_copy(ctx, th):
@@ -32,7 +31,7 @@ def shifted_copy(ctx, th):
     for r in recs:
         for o in r["operands"]:
             if o.get("stored"):
-                stores.setdefault((_function(ctx, r), o["name"]), r)
+                stores.setdefault((line_function(ctx, r), o["name"]), r)
     flagged = []
     for r in recs:
         if len(r["rows"]) < th["min_runs"] or "movement" not in (r.get("work") or ()):
@@ -44,7 +43,7 @@ def shifted_copy(ctx, th):
             if o.get("role") != "out" or same is None or same.get("shape") != o.get("shape") \
                     or o["nbytes"] < th["min_bytes"]:
                 continue
-            writer = stores.get((_function(ctx, r), name))
+            writer = stores.get((line_function(ctx, r), name))
             if writer is None or writer is r:
                 continue
             flagged.append((r, 1.0, f"copies {name} {tuple(o['shape'])} ({F.nbytes(o['nbytes'])}) whole on each of its "

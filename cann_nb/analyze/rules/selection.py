@@ -20,7 +20,7 @@ import re
 import numpy as np
 
 from ... import formatting as F
-from ..line_arrays import line_arrays
+from ..line_arrays import line_arrays, line_function
 from .arrays import _innermost, finding_from_lines, where
 from .base import METHOD_CP, covered_ns, make_finding, pct
 from .compute import _factor_gain
@@ -43,12 +43,6 @@ def _width(o: dict) -> int:
     return int(shape[1]) if len(shape) > 1 else 1
 
 
-def _function(ctx, rec) -> int:
-    """The code of the function the line's first span ran in (-1 at module level)."""
-    p = int(ctx.rows_of_parent[rec["rows"][0]])
-    return int(ctx.name_code[p]) if p >= 0 else -1
-
-
 def materialised_selection(ctx, th):
     """Either kind of evidence (see the module docstring): numpy/pandas lines, or framework ops."""
     yield from _line_selections(ctx, th)
@@ -67,7 +61,7 @@ def _line_selections(ctx, th):
         return
     recs = [r for r in la.to_dict("records") if r["scope"] == "line" and len(r["rows"])]
     recs.sort(key=lambda r: int(ctx.start[r["rows"][0]]))
-    fn = [_function(ctx, r) for r in recs]
+    fn = [line_function(ctx, r) for r in recs]
     flagged, seen = [], set()
     for i, rec in enumerate(recs):
         ins = [o for o in rec["operands"] if o.get("role") == "in"]
