@@ -16,7 +16,7 @@ import re
 import numpy as np
 
 from ... import formatting as F
-from ..python_spans import call_kinds
+from ..python_spans import call_kinds, places
 from .base import METHOD_CP, covered_ns, make_finding, pct
 from .compute import _factor_gain
 
@@ -32,14 +32,19 @@ def library_warning(ctx, th):
     if not recs or "file_line" not in ctx.events or "call_kind" not in ctx.events:
         return
     lines = call_kinds(ctx)["line"]
-    places = ctx.events["file_line"].astype(str).to_numpy()
+    codes, index = places(ctx)   # file_line as category codes: one integer compare per warning, no string per row
+
+    def line_rows(place) -> np.ndarray:
+        k = index.get_indexer([place])[0] if place else -1
+        return np.flatnonzero(lines & (codes == k)) if k >= 0 else np.empty(0, dtype=np.int64)
+
     hits = []
     for w in recs:
         place = w["file_line"]
-        rows = np.flatnonzero(lines & (places == place))
+        rows = line_rows(place)
         if not len(rows) and w.get("caller"):   # a library's warning naming its own line: the user's line under it
             place = w["caller"]
-            rows = np.flatnonzero(lines & (places == place))
+            rows = line_rows(place)
         if len(rows):
             rows = rows[~np.isin(ctx.rows_of_parent[rows], rows)]   # a recursive line: its outer executions
             hits.append((dict(w, line=place), rows))
