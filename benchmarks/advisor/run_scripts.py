@@ -14,6 +14,8 @@ and default flags.
     python benchmarks/advisor/run_scripts.py --set heldout10       # the tenth held-out set only
     python benchmarks/advisor/run_scripts.py --set heldout11       # the eleventh held-out set only
     python benchmarks/advisor/run_scripts.py --set heldout12       # the twelfth held-out set only
+    python benchmarks/advisor/run_scripts.py --set heldout13       # the thirteenth held-out set only
+    python benchmarks/advisor/run_scripts.py --set heldout14       # the fourteenth held-out set only
     python benchmarks/advisor/run_scripts.py --only t01 h03        # cases by name prefix
     python benchmarks/advisor/run_scripts.py --markdown            # the results tables from the last runs
 
@@ -56,7 +58,8 @@ SETS = {"tuned": HERE / "scripts", "heldout": HERE / "heldout", "heldout2": HERE
         "heldout3": HERE / "heldout3", "heldout4": HERE / "heldout4", "heldout5": HERE / "heldout5",
         "heldout6": HERE / "heldout6", "heldout7": HERE / "heldout7",
         "heldout8": HERE / "heldout8", "heldout9": HERE / "heldout9", "heldout10": HERE / "heldout10",
-        "heldout11": HERE / "heldout11", "heldout12": HERE / "heldout12"}
+        "heldout11": HERE / "heldout11", "heldout12": HERE / "heldout12",
+        "heldout13": HERE / "heldout13", "heldout14": HERE / "heldout14"}
 RESULTS = ROOT / "benchmarks" / "results" / "advisor_scripts.json"
 TOP_K = 3
 # warnings keep Python's default filters, as in a user's shell: libraries' performance warnings are evidence
@@ -68,7 +71,10 @@ ENV.update(OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", K
 def cases(which: list[str], only: list[str] | None) -> list[tuple[str, Path]]:
     out = []
     for name in which:
-        for d in sorted(p for p in SETS[name].iterdir() if (p / "slow.py").is_file()):
+        folder = SETS[name]
+        if not folder.is_dir():
+            raise SystemExit(f"run_scripts: the set {name!r} has no folder {folder}")
+        for d in sorted(p for p in folder.iterdir() if (p / "slow.py").is_file()):
             if not only or any(d.name.startswith(o) for o in only):
                 out.append((name, d))
     return out
