@@ -25,6 +25,7 @@ import tracemalloc
 import numpy as np
 import pandas as pd
 
+from .loop_facts import file_loops
 from .source_facts import SourceFacts
 
 SAMPLES = 2             # runs of each line described; the second also measures its temporaries
@@ -233,6 +234,10 @@ class LineArrays:
             r["operands"] = [dict(name=k, **v) for k, v in rec["operands"].items()]
             out.append(r)
         return out
+
+    def loops(self) -> list[dict]:
+        """The loops carrying sequential state in the files whose lines were sampled (collect/loop_facts.py)."""
+        return [loop for filename in self._sources for loop in file_loops(filename)]
 
     def _source(self, filename: str) -> "SourceFacts":
         got = self._sources.get(filename)

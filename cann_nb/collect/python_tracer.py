@@ -389,6 +389,8 @@ class PythonTracer(Collector):
             "spans_hidden": int(len(spans["code"]) - kept),
             # the arrays the user's lines read and write, and their temporaries (collect/line_arrays.py)
             "line_arrays": self._arrays.meta() if getattr(self, "_arrays", None) is not None else [],
+            # the loops whose passes depend on the previous pass's values (collect/loop_facts.py)
+            "loops": self._arrays.loops() if getattr(self, "_arrays", None) is not None else [],
             # long calls repeated with the same arguments and result (collect/call_repeats.py)
             "call_repeats": self._call_repeats_meta(),
             # what each record cost the traced code (the advisor's gains are for the run without the tracer)

@@ -11,8 +11,10 @@ import pandas as pd
 from .. import classify as C
 from ..intervals import union
 from ..python_spans import call_kinds, places
+from ..sequential_loops import kept_ns
 from ..timeline import UNTRACKED, owner_label_codes
 from ... import formatting as F
+from .arrays import where
 from .base import (METHOD_CP, METHOD_HEADROOM, covered_ns, covered_spans_ns, make_finding, pct, replay_gain,
                    top_names)
 
@@ -388,7 +390,12 @@ def _short_runs(ctx, th, rule_id: str, category: str, max_unit_ns):
     per_call = element_time(ctx, rows) if max_unit_ns is None else d
     calls = float(pd.Series(per_call).groupby([run_of, codes]).median().sum())
     at_roof = roof_work_ns(ctx, starts, ends, th["roof_frac"])
-    work = calls + at_roof
+    # a loop carrying state from pass to pass (collect/loop_facts.py) keeps its dependent lines' time:
+    # only what reads no carried state can be vectorised or hoisted out of it
+    sequential, seq_evidence = kept_ns(ctx, starts, ends) if max_unit_ns is not None else (0.0, {})
+    if sequential and unrecorded:   # past the line budget the loop went on unrecorded, in the same proportion
+        sequential *= region / max(region - unrecorded, 1)
+    work = calls + at_roof + sequential
     factor = min(1.0, work / max(region, 1))
     rep = ctx.replay
     f = rep.seg_factor_in(starts, ends, factor)
@@ -400,6 +407,8 @@ def _short_runs(ctx, th, rule_id: str, category: str, max_unit_ns):
     evidence = {"ops": n_ops, "runs": int(len(runs) + len(callbacks)), "region_ns": region, "mean_op_ns": mean,
                 "estimated_work_ns": work, "work_at_roof_ns": at_roof, "top_ops": names,
                 "threshold_short_ns": th["short_ns"]}
+    if seq_evidence:
+        evidence["sequential"] = seq_evidence
     if max_unit_ns is not None:
         growing = _growing_lines(ctx, rows, region)
         evidence.update(threshold_max_unit_ns=max_unit_ns, growing_lines=growing,
@@ -414,6 +423,15 @@ def _short_runs(ctx, th, rule_id: str, category: str, max_unit_ns):
         sugg = ("Vectorise the loop: replace the per-element Python work with whole-array numpy/pandas "
                 "operations (e.g. np.sqrt(a * b).sum() instead of a loop over elements; df['a'] * df['b'] "
                 "and np.where instead of iterrows/apply(axis=1)/.loc[i] per row).")
+        if seq_evidence.get("loops"):
+            lp = seq_evidence["loops"][0]
+            hoist = ", ".join(lp["hoistable"][:4])
+            sugg = (f"The loop at {where(lp['line'])} carries {', '.join(lp['carried'][:4])} from one pass to the next "
+                    "(each pass needs the previous one's result), so it cannot become one whole-array operation; "
+                    + (f"make the calls that do not depend on it ({hoist}) for all passes before the loop (draw "
+                       "all random numbers in one call, convert once), " if hoist else "")
+                    + "keep the per-pass work on Python floats (x.tolist(), not numpy scalars), or compile the "
+                    "loop (numba.njit). " + sugg)
         if growing:
             g = max(growing, key=lambda x: x["time_ns"])
             sugg = (f"{g['line']} costs more at each pass ({F.ns(g['first_quarter_ns'])} early, "

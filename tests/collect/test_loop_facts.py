@@ -1,0 +1,85 @@
+"""collect/loop_facts.py: which loops carry state from pass to pass, read from real source files."""
+
+from __future__ import annotations
+
+import textwrap
+
+from cann_nb.collect.loop_facts import file_loops
+
+
+def loops(tmp_path, src: str) -> list[dict]:
+    path = tmp_path / "script.py"
+    path.write_text(textwrap.dedent(src))
+    return file_loops(str(path))
+
+
+def test_a_chain_carries_its_state_and_its_random_draws_can_leave_the_loop(tmp_path):
+    (lp,) = loops(tmp_path, """
+        import math
+
+        def chain(rng, logp, steps):
+            theta, lp = 0.0, logp(0.0)
+            accepted = 0
+            for i in range(steps):
+                proposal = theta + rng.normal(0.0, 0.3)
+                lp_new = logp(proposal)
+                if math.log(rng.uniform()) < lp_new - lp:
+                    theta, lp = proposal, lp_new
+                    accepted += 1
+            return theta, accepted
+    """)
+    assert lp["line"] == 7 and lp["end"] == 12
+    assert lp["carried"] == ["lp", "theta"] and lp["reductions"] == ["accepted"]
+    assert lp["dependent"] == [8, 9, 10, 11, 12]
+    assert lp["hoistable"] == {"8": ["normal"], "10": ["log", "uniform"]}
+
+
+def test_independent_passes_and_reductions_are_not_sequential(tmp_path):
+    assert loops(tmp_path, """
+        def f(a, b, out):
+            total, best, seen = 0.0, 0.0, []
+            for i in range(len(a)):
+                y = a[i] * b[i]
+                out[i] = y
+                total += y
+                best = max(best, y)
+                if y not in seen:
+                    seen.append(y)
+            return total, best
+    """) == []
+
+
+def test_a_recurrence_through_a_function_call_and_a_while_condition(tmp_path):
+    got = loops(tmp_path, """
+        def run(step, x, n):
+            h = x[0]
+            for t in range(n):
+                h = step(x[t], h)
+            err = 1.0
+            while err > 1e-6:
+                new = 0.5 * (h + 2.0 / h)
+                err = abs(new - h)
+                h = new
+            return h
+    """)
+    assert [(lp["line"], lp["carried"], lp["dependent"]) for lp in got] == [
+        (4, ["h"], [5]), (7, ["err", "h"], [7, 8, 9, 10])]
+
+
+def test_state_reset_at_the_top_of_each_pass_is_not_carried(tmp_path):
+    assert loops(tmp_path, """
+        def f(batches, cell):
+            out = []
+            for xs in batches:
+                h = 0.0
+                for x in xs:
+                    h = cell(x, h)
+                out.append(h)
+            return out
+    """) == [
+        {"file": str(tmp_path / "script.py"), "line": 6, "end": 7, "carried": ["h"], "reductions": [],
+         "dependent": [7], "hoistable": {}}]
+
+
+def test_an_unparsable_source_says_nothing(tmp_path):
+    assert loops(tmp_path, "for i in range(3)\n    x = x + i\n") == []
