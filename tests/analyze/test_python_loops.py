@@ -389,3 +389,53 @@ def test_a_loop_body_spread_over_lines_is_one_finding(tmp_path):
     assert f.title.startswith("Lines body.py:8, 9, 10 (in score) call library functions one element at a time")
     assert f.evidence["calls"] >= 9000 and f.est_gain_pct >= 50
     assert f.est_gain_pct <= sum(g.est_gain_pct for g in per_line) + 1
+
+
+CHAIN = """
+    import math
+
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+
+    def logp(x):
+        return -0.5 * x * x
+
+    def main():
+        x, lp = 0.0, logp(0.0)
+        xs = []
+        for i in range(30_000):
+            prop = x + 0.5 * rng.standard_normal()
+            lp_new = logp(prop)
+            if math.log(rng.random()) < lp_new - lp:
+                x, lp = prop, lp_new
+            xs.append(x)
+        return sum(xs)
+
+    result = main()
+"""
+
+
+def test_a_loop_carrying_its_state_keeps_the_dependent_work(tmp_path):
+    # a Markov chain: each pass needs the previous pass's x; only the random draws can leave the loop
+    prof = profile_script(tmp_path, CHAIN, "chain")
+    (lp,) = prof.meta["collectors"]["python"]["loops"]
+    assert lp["carried"] == ["lp", "x"] and lp["line"] == 14
+    loop = by_rule(findings(prof))["python_loop"][0]
+    seq = loop.evidence["sequential"]
+    assert seq["loops"][0]["carried"] == ["lp", "x"]
+    assert {"standard_normal", "random", "log"} <= set(seq["loops"][0]["hoistable"])
+    assert 0 < seq["hoistable_ns"] < seq["kept_ns"]
+    # the dependent lines' time stays: the gain is well under the loop's share of the run
+    share = 100.0 * loop.evidence["region_ns"] / loop.evidence["wall_ns"]
+    assert 0 < loop.est_gain_pct < 0.7 * share
+    assert "carries lp, x" in loop.suggestion and "before the loop" in loop.suggestion
+
+
+def test_a_loop_of_independent_passes_is_not_sequential(tmp_path):
+    src = CHAIN.replace("x + 0.5 * rng.standard_normal()", "0.5 * rng.standard_normal()").replace(
+        "x, lp = prop, lp_new", "pass")
+    prof = profile_script(tmp_path, src, "draws")
+    assert prof.meta["collectors"]["python"]["loops"] == []
+    loop = by_rule(findings(prof))["python_loop"][0]
+    assert "sequential" not in loop.evidence and "carries" not in loop.suggestion
