@@ -20,6 +20,8 @@ Cost: one dict lookup per traced line; a sampled run some microseconds plus its 
 
 from __future__ import annotations
 
+import sys
+import traceback
 import tracemalloc
 
 import numpy as np
@@ -50,9 +52,43 @@ class LineArrays:
         self._sources: dict[str, SourceFacts] = {}   # filename -> what its source says per line
         self._ours = False                    # tracemalloc started here (stopped at close)
         self._peaks: list[list[int]] = []     # lines measuring temporaries, outermost first
+        self.failure: str | None = None       # the sampler's own error, if it had one: sampling then stops
 
-    # -- called by the tracer's hooks ------------------------------------------------------------
+    # -- called by the tracer's hooks: an error of the sampler's own is reported (meta, stderr) and stops
+    #    the sampling; raised inside a trace hook it would surface in the user's code instead ----------
     def begin(self, frame, key: int, run: int) -> None:
+        if self.failure is None:
+            try:
+                self._begin(frame, key, run)
+                return
+            except Exception as exc:
+                self._fail("begin", frame, exc)
+        self.counts[key] = SAMPLES
+
+    def end(self, frame, returned=None) -> None:
+        got = self.open.pop(id(frame), None)
+        if got is not None and self.failure is None:
+            try:
+                self._finish(frame, got, returned)
+            except Exception as exc:
+                self._fail("end", frame, exc)
+
+    def call(self, frame) -> None:
+        if self.failure is None:
+            try:
+                self._call(frame)
+            except Exception as exc:
+                self._fail("call", frame, exc)
+
+    def _fail(self, where: str, frame, exc: Exception) -> None:
+        place = f"{frame.f_code.co_filename}:{frame.f_lineno}"
+        tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__, limit=-3))
+        self.failure = f"{where} at {place}: {type(exc).__name__}: {exc}\n{tb}"[:2000]
+        self.open.clear()
+        print(f"cann_nb: the line sampler failed at {place} ({type(exc).__name__}: {exc}); array samples stop "
+              "here, the profile says so in meta collectors.python.line_arrays_error", file=sys.stderr)
+
+    def _begin(self, frame, key: int, run: int) -> None:
         """The line ``key`` of ``frame`` (id of its code + line number << 48, as the tracer's hook computes
         it) starts its ``run``-th sampled run (0-based)."""
         self.counts[key] = run + 1
@@ -151,7 +187,7 @@ class LineArrays:
         self._peaks.append([current, 0])    # [traced bytes at the start, peak seen before a reset]
         return True
 
-    def call(self, frame) -> None:
+    def _call(self, frame) -> None:
         """A user function's first call: its arguments are described, under the file_line of its call
         spans (scope "call"). This works once the line budget is spent too, when no line is traced; later
         calls cost nothing here (this runs where the tracer first meets the function's code)."""
@@ -168,14 +204,9 @@ class LineArrays:
                 d["indexed"] = None
                 rec["operands"].setdefault(name, d)
 
-    def end(self, frame, returned=None) -> None:
+    def _finish(self, frame, got, returned=None) -> None:
         """The sampled line open in ``frame`` has ended (its end already recorded); ``returned``: the value
         the frame returns when the line ended by returning."""
-        got = self.open.pop(id(frame), None)
-        if got is not None:
-            self._finish(frame, got, returned)
-
-    def _finish(self, frame, got, returned=None) -> None:
         key, ids, roles, tracing, returns, roots = got
         rec = self._lines[key]
         if tracing and self._peaks:
@@ -237,7 +268,15 @@ class LineArrays:
 
     def loops(self) -> list[dict]:
         """The loops carrying sequential state in the files whose lines were sampled (collect/loop_facts.py)."""
-        return [loop for filename in self._sources for loop in file_loops(filename)]
+        out = []
+        for filename in self._sources:
+            try:
+                out += file_loops(filename)
+            except Exception as exc:   # the profile keeps everything else; the error is said, not raised
+                self.failure = self.failure or f"loops of {filename}: {type(exc).__name__}: {exc}"[:2000]
+                print(f"cann_nb: reading the loops of {filename} failed ({type(exc).__name__}: {exc}); "
+                      "the profile says so in meta collectors.python.line_arrays_error", file=sys.stderr)
+        return out
 
     def _source(self, filename: str) -> "SourceFacts":
         got = self._sources.get(filename)

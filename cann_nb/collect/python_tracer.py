@@ -391,6 +391,8 @@ class PythonTracer(Collector):
             "line_arrays": self._arrays.meta() if getattr(self, "_arrays", None) is not None else [],
             # the loops whose passes depend on the previous pass's values (collect/loop_facts.py)
             "loops": self._arrays.loops() if getattr(self, "_arrays", None) is not None else [],
+            # the sampler's own error, if it had one (it then stopped sampling; the run went on)
+            "line_arrays_error": getattr(getattr(self, "_arrays", None), "failure", None),
             # long calls repeated with the same arguments and result (collect/call_repeats.py)
             "call_repeats": self._call_repeats_meta(),
             # what each record cost the traced code (the advisor's gains are for the run without the tracer)

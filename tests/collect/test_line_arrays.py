@@ -178,3 +178,29 @@ def test_source_facts_name_what_a_line_selects_from_and_whether_it_returns(tmp_p
     facts = SourceFacts(str(path))
     assert [facts.line(k).selected for k in range(1, 8)] == [("d",), ("s",), ("df",), ("a",), (), (), ()]
     assert [facts.line(k).returns for k in (1, 3)] == [False, True]
+
+
+def test_a_failure_of_the_sampler_itself_is_reported_and_the_run_goes_on(tmp_path, monkeypatch, capsys):
+    # a bug in the sampler (here: its source reader raising) must not surface inside the user's code
+    import cann_nb.collect.line_arrays as la
+
+    class Broken(la.SourceFacts):
+        def line(self, lineno):
+            raise KeyError("a bug of the sampler's own")
+
+    monkeypatch.setattr(la, "SourceFacts", Broken)
+    src = """
+        import numpy as np
+
+        def main():
+            a = np.arange(1000.0)
+            return float((a * 2).sum())
+
+        result = main()
+    """
+    prof = profile_script(tmp_path, src, "broken")
+    py = prof.meta["collectors"]["python"]
+    assert py["status"] == "ok" and prof.meta["status"] == "ok"
+    assert "KeyError" in py["line_arrays_error"] and "a bug of the sampler's own" in py["line_arrays_error"]
+    assert py["line_arrays"] == []
+    assert "the line sampler failed at" in capsys.readouterr().err
