@@ -1,9 +1,7 @@
 """analyze/rules/lines.py on real Python-tracer profiles: a line whose library call holds most of the run
-is named, with the roofline's bound on what a rewrite of it saves; a line whose time is the user's own lines
-under it, or a loop's short statements, is not; a specific rule's finding on the line supersedes the bound."""
-from __future__ import annotations
+is named; a line whose time is the user's own lines under it, or a loop's short statements, is not."""
 
-import math
+from __future__ import annotations
 
 from .test_python_loops import profile_script
 from .test_work_order_rules import found
@@ -35,12 +33,7 @@ def test_a_line_whose_library_call_holds_the_run_is_named(tmp_path):
     (f,) = found(prof, "hot_line")
     assert f.category == "hotspot" and f.title.startswith("Line groupby.py:15 (q = df.groupby(")
     assert f.evidence["library_share"] > 0.9 and f.evidence["runs"] == 1
-    assert f.evidence["top_callees"]
-    # the estimate: the library time above the bytes the line's sampled frame holds, at the measured bandwidth
-    roof = f.evidence["roofline"]
-    assert roof["runs"] == 1 and roof["bytes_per_run"] >= 400_000 * 16 and roof["bytes_per_s"] > 0
-    assert f.evidence["method"].startswith("roofline")
-    assert 0 < f.est_gain_ns <= f.evidence["time_ns"] - roof["roof_ns"] * 0.99
+    assert f.evidence["top_callees"] and f.est_gain_pct != f.est_gain_pct   # NaN: no estimate
     # the call of the user's function (its time is the user's own lines) and the loop's statement are not
     assert "spread" not in f.title and "total +=" not in f.title
 
@@ -59,41 +52,3 @@ def test_a_line_whose_time_is_the_users_own_code_is_not_a_hot_line(tmp_path):
         result = main()
     """
     assert found(profile_script(tmp_path, src, "own"), "hot_line") == []
-
-
-def test_a_specific_finding_on_the_line_supersedes_the_roofline_bound(tmp_path):
-    # per-element string work on a few distinct values: repeated_values explains the line
-    src = """
-        import numpy as np
-        import pandas as pd
-
-        rng = np.random.default_rng(0)
-        names = np.array([f"Agent/{i}.0 (X11; Linux)" for i in range(40)], dtype=object)
-        s = pd.Series(names[rng.integers(0, 40, 300_000)])
-
-        def main():
-            return s.str.extract(r"agent/(\\d+)", expand=False).astype(float).sum()
-
-        result = main()
-    """
-    prof = profile_script(tmp_path, src, "agents")
-    (f,) = found(prof, "hot_line")
-    specific = found(prof, "repeated_values")
-    assert specific and math.isfinite(specific[0].est_gain_ns)
-    assert math.isnan(f.est_gain_ns) and f.evidence["superseded_by"] == "repeated_values"
-    assert "repeated_values" in f.evidence["method"]
-
-
-def test_a_line_without_sampled_arrays_gets_no_estimate(tmp_path):
-    src = """
-        import zlib
-
-        payload = bytes(range(256)) * 40_000
-
-        def main():
-            return len(zlib.compress(payload, 9))
-
-        result = main()
-    """
-    (f,) = found(profile_script(tmp_path, src, "pack"), "hot_line")
-    assert math.isnan(f.est_gain_ns) and "roofline" not in f.evidence

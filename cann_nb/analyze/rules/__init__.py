@@ -10,10 +10,7 @@ with ``make_finding(ctx, ...)``; ``ctx`` is analyze.context.Context (arrays, joi
 
 from __future__ import annotations
 
-import dataclasses
 import math
-
-import numpy as np
 
 from ..context import context
 from ..finding import Finding, findings_frame
@@ -50,51 +47,12 @@ def findings(profile, overrides: dict | None = None, only=None, errors: list | N
             errors.extend(errs)
         return list(out)
     out = run_rules(ctx, rules, overrides, errors)
-    return _sorted(defer_generic(ctx, out))
+    return _sorted(out)
 
 
 def _run(ctx, rules):
     errs: list = []
-    return _sorted(defer_generic(ctx, run_rules(ctx, rules, None, errs))), errs
-
-
-GENERIC = ("hot_line",)   # rules that say where time goes on a line, not what is wrong there
-
-
-def defer_generic(ctx, found: list[Finding]) -> list[Finding]:
-    """A generic finding's estimate (hot_line's roofline bound) gives way to a specific finding on the same
-    line: one whose estimate is known and whose events lie mostly inside the generic finding's spans. The
-    generic finding stays (the line's time is still worth showing), its estimate is dropped and the
-    evidence names the rule that explains the line: one number per line, the most specific one."""
-    known = [f for f in found if f.rule not in GENERIC and f.est_gain_ns is not None and math.isfinite(f.est_gain_ns)]
-    if not known:
-        return found
-    out = []
-    for f in found:
-        ids = (f.evidence or {}).get("event_ids") or []
-        if f.rule not in GENERIC or not ids or not math.isfinite(f.est_gain_ns):
-            out.append(f)
-            continue
-        rows = np.flatnonzero(np.isin(ctx.id, ids))
-        lo, hi = ctx.start[rows], ctx.end[rows]
-        by = None
-        for g in known:
-            grows = np.flatnonzero(np.isin(ctx.id, (g.evidence or {}).get("event_ids") or []))
-            if not len(grows):
-                continue
-            s = ctx.start[grows]
-            k = np.searchsorted(np.sort(lo), s, side="right") - 1
-            order = np.argsort(lo)
-            inside = (k >= 0) & (s < hi[order][np.maximum(k, 0)])
-            if inside.mean() >= 0.5:
-                by = g.rule
-                break
-        if by is None:
-            out.append(f)
-            continue
-        ev = dict(f.evidence, superseded_by=by, method=f"none: rule {by!r} estimates this line's waste")
-        out.append(dataclasses.replace(f, est_gain_ns=math.nan, est_gain_pct=math.nan, evidence=ev))
-    return out
+    return _sorted(run_rules(ctx, rules, None, errs)), errs
 
 
 MIN_GAIN_PCT = 0.5  # a finding whose estimated gain is below this is not worth a user's time: dropped

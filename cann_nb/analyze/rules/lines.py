@@ -6,36 +6,20 @@ groupby machinery, a parser's inner loops), none of which dominates by self time
 user can act (its arguments, options, data sizes). A line is reported when its spans cover ``min_pct`` of
 the run, a typical run of it is long (a call doing work, not a loop's short statement) and at least
 ``min_library_share`` of that time is not the user's own code under it (lines, functions): it is library or
-native work.
-
-What to change depends on the call, so the estimate is the roofline's: when the line's sampled arrays
-(collect/line_arrays.py) say how many bytes a run reads and writes, a run needs at least that many bytes
-at the machine's measured bandwidth; the library time above it, over all runs, is what any rewrite of the
-line could save at most (a gather from a column-major array, strings built from integers, an
-object-dtype column, a big temporary: all far above it). Lines doing matrix products (compute, not bytes,
-bounds them) and lines whose data the sampler could not describe get no estimate. A specific rule's
-finding on the same line supersedes this estimate (rules/__init__.py: ``defer_generic``).
+native work. No gain estimate: what to change depends on the call.
 """
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 import pandas as pd
 
 from ... import formatting as F
-from ..efficiency.roofline import peaks_for
-from ..line_arrays import line_arrays
 from ..python_spans import user_frames
 from ..timeline import ancestor_flag, nearest_ancestor
 from .arrays import where
 from .base import covered_ns, make_finding, pct
-from .compute import _factor_gain
 from .host import LINE_RE
-
-METHOD_ROOF = ("roofline: the line's library time less its runs' bytes (sampled arrays read and made) at the "
-               "machine's measured bandwidth, an upper bound on what a rewrite of the line saves")
 
 
 def _user_time_below(ctx, lines: np.ndarray) -> np.ndarray:
@@ -86,45 +70,14 @@ def hot_line(ctx, th):
         source = label.split(": ", 1)[1] if ": " in label else label
         file_line = str(ctx.events["file_line"].iloc[rows[0]])
         lib = 100.0 * float(r["library"]) / max(float(r["total"]), 1.0)
-        roof = _bytes_roof(ctx, file_line, len(rows))
-        gain, conf, method = math.nan, math.nan, None
-        if roof is not None:
-            above = max(float(r["library"]) - roof["roof_ns"], 0.0)
-            factor = np.ones(ctx.n)
-            factor[rows] = 1.0 - above / max(float(r["total"]), 1.0)
-            gain, conf = _factor_gain(ctx, rows, factor)
-            conf, method = conf * 0.4, METHOD_ROOF
         title = (f"Line {where(file_line)} ({source}) takes {F.ns(t)}, {share:.0f}% of end-to-end, "
                  f"{lib:.0f}% of it in the library code and native work it calls"
                  + (f" (most self time: {', '.join(names)})" if names else ""))
         yield make_finding(
             ctx, "hot_line", "hotspot", title,
             evidence={"line": file_line, "runs": int(len(rows)), "time_ns": t, "library_share": round(lib / 100.0, 3),
-                      "top_callees": [{"name": n, "self_ns": float(v)} for n, v in zip(names, callees.to_numpy())],
-                      **({"roofline": roof} if roof is not None else {})},
+                      "top_callees": [{"name": n, "self_ns": float(v)} for n, v in zip(names, callees.to_numpy())]},
             ops=[label], suggestion=("Most of the run is this one call: check what it is asked to do (the options "
                                      "it is given, the sizes of its inputs, whether its result is needed in full or "
                                      "every time) and whether the library has a faster path for it."),
-            gain_ns=gain, method=method, confidence=conf, rows=rows, affected_ns=t)
-
-
-def _bytes_roof(ctx, file_line: str, runs: int) -> dict | None:
-    """The least time the line's runs need for the bytes its sampled arrays say a run reads and makes, at
-    the run's machine's measured bandwidth; None without a sample of its arrays, with a matrix product on
-    it, or without a measured bandwidth."""
-    la = line_arrays(ctx)
-    if not len(la):
-        return None
-    recs = la[(la["file_line"] == file_line) & (la["scope"] == "line")]
-    if not len(recs):
-        return None
-    rec = recs.iloc[0]
-    ops = rec["operands"] or []
-    if "matmul" in (rec["work"] or []) or rec["contractions"] or not ops:
-        return None
-    per_run = float(sum(o.get("nbytes", 0) for o in ops if o.get("role") in ("in", "out")))
-    bw = peaks_for(ctx.profile, "cpu").bytes_per_s
-    if not (per_run > 0 and math.isfinite(bw) and bw > 0):
-        return None
-    return {"bytes_per_run": per_run, "runs": int(runs), "bytes_per_s": float(bw),
-            "roof_ns": runs * per_run / bw * 1e9}
+            rows=rows, affected_ns=t)

@@ -313,9 +313,7 @@ RULES: tuple[Rule, ...] = (
     Rule("hot_line", "hotspot", "A line of the user's code holding most of the run in the library calls it makes",
          lines.hot_line, {"min_pct": 30.0, "min_library_share": 0.5, "min_run_ns": 1_000_000, "top": 1},
          "pyinstrument and line_profiler (time per line of the user's code, with what it calls); the op-level "
-         "hotspot's 30% of the run; Williams et al., Roofline (CACM 2009) and Intel Advisor's roofline (time "
-         "above the memory roof of the bytes moved is the most a rewrite saves); a specific rule's estimate for "
-         "the same line supersedes it", "roofline"),
+         "hotspot's 30% of the run", ""),
     # -- roofline (analyze/efficiency): gains are measured time minus time at the roof ---------------
     Rule("batch_matvec", "utilization", "Matrix-vector products at batch one", roofline.batch_matvec,
          {"min_calls": 20, "min_pct": 5.0},
