@@ -47,3 +47,22 @@ def test_a_compiled_parser_and_an_import_are_not_library_loops(tmp_path):
         result = 1.0
     """
     assert found(profile_script(tmp_path, src, "imports"), "library_loop") == []
+
+
+def test_compiling_a_regex_once_is_not_a_library_loop(tmp_path):
+    # re.compile tokenises a long pattern call by call, once: re caches it, no data is looped over
+    src = """
+        import re
+
+        words = [f"w{i:05d}x" for i in range(3_000)]
+
+        def main():
+            pattern = re.compile("|".join(words))
+            return len(pattern.findall(" ".join(words[::7])))
+
+        result = main()
+    """
+    prof = profile_script(tmp_path, src, "once")
+    tokens = prof.events["name"].astype(str).str.startswith("re._parser.Tokenizer").sum()
+    assert tokens >= 3_000          # the compiler's per-token calls are there
+    assert found(prof, "library_loop") == []

@@ -31,6 +31,10 @@ from .host import longest_piece
 
 # the import system runs module bodies (and what they call) call by call: not a loop the user can replace
 NOT_A_CALL = re.compile(r"^(importlib\.|builtins\.(__import__|exec|__build_class__)$)")
+# work a library does once and caches (compiling a regex: re caches 512 patterns; a lazy import): the
+# first call pays it, the next ones do not; not a per-element loop of the data
+ONE_TIME = re.compile(r"^(re\._parser\.|re\._compiler\.|re\._casefix|sre_parse\.|sre_compile\.|importlib\.|"
+                      r"<frozen importlib)")
 
 
 def _entries(ctx, user: np.ndarray) -> np.ndarray:
@@ -71,7 +75,7 @@ def library_loop(ctx, th):
     entry_site = site_of[entries]
     site = site_of[owner]
     piece = longest_piece(ctx)
-    py = kind["py"][inner]
+    py = kind["py"][inner] & ~ctx.flag(ONE_TIME)[inner]
     df = pd.DataFrame({"site": site[py], "fn": ctx.name_code[inner[py]], "dur": ctx.dur[inner[py]].astype(float),
                        "piece": piece[inner[py]]})
     g = df.groupby(["site", "fn"], sort=False).agg(n=("dur", "size"), total=("dur", "sum"),
