@@ -1,8 +1,11 @@
-"""The time of the user's loops that carries state from pass to pass (collect/loop_facts.py, meta
-``loops``), joined to the Python tracer's line spans: what no vectorisation of the loop can remove.
+"""The time of the user's loops that carries state from pass to pass (collect/loop_facts.py): what no
+vectorisation of the loop can remove.
 
-A dependent line's spans (with everything they call) stay; the calls on them that read no carried state
-(``hoistable``: random draws, conversions of constants) can leave the loop and are not counted as kept.
+Under the Python tracer (meta ``collectors.python.loops``) a dependent line's spans (with everything they
+call) stay; the calls on them that read no carried state (``hoistable``: random draws, conversions of
+constants) can leave the loop and are not counted as kept. Under torch.profiler (meta ``call_sites``: the
+user stacks sampled through the run, and the loops of their files) the share of the samples whose stack
+passes through a dependent line is the share of the time that stays.
 """
 
 from __future__ import annotations
@@ -85,3 +88,40 @@ def kept_ns(ctx, starts: np.ndarray, ends: np.ndarray) -> tuple[float, dict]:
                   "loops": [{"line": f"{lp['file']}:{lp['line']}", "carried": lp["carried"],
                              "hoistable": sorted({n for v in lp["hoistable"].values() for n in v})}
                             for lp in hit[:3]]}
+
+
+def sampled_share(ctx, innermost: tuple | None = None) -> tuple[float, dict]:
+    """(share of the call-site samples, taken while ops were recorded when there are such, whose user stack
+    passes through a dependent line of a loop carrying state; the evidence) over all samples, or over those
+    whose innermost frame is ``innermost`` (file, line). (0, {}) without stacks or such loops."""
+    cs = ctx.meta.get("call_sites")
+    if not isinstance(cs, dict):
+        return 0.0, {}
+    loops = [lp for lp in cs.get("loops") or [] if lp.get("dependent")]
+    stacks = cs.get("stacks") or []
+    if not loops or not stacks:
+        return 0.0, {}
+    dependent = {f"{lp['file']}:{x}" for lp in loops for x in lp["dependent"]}
+    use = "recorded_samples" if sum(int(st.get("recorded_samples") or 0) for st in stacks) else "samples"
+    inner = f"{innermost[0]}:{innermost[1]}" if innermost else None
+    total = seq = 0
+    hit: set = set()
+    for st in stacks:
+        frames = st.get("frames") or []
+        if inner is not None and (not frames or frames[0] != inner):
+            continue
+        n = int(st.get(use) or 0)
+        total += n
+        deps = [f for f in frames if f in dependent]
+        if deps:
+            seq += n
+            hit.update(deps)
+    if not total or not seq:
+        return 0.0, {}
+    share = seq / total
+    found = [lp for lp in loops if any(h.rpartition(":")[0] == lp["file"] and lp["line"] <= int(h.rpartition(":")[2])
+                                       <= lp["end"] for h in hit)]
+    return share, {"sampled_share": share, "samples": total, "dependent_lines": sorted(hit)[:10],
+                   "loops": [{"line": f"{lp['file']}:{lp['line']}", "carried": lp["carried"],
+                              "hoistable": sorted({n for v in lp["hoistable"].values() for n in v})}
+                             for lp in found[:3]]}

@@ -140,3 +140,40 @@ def test_attention_with_its_weights_returned_is_the_unfused_idiom_and_without_th
     (f,) = [f for f in run(True) if f.evidence["idiom"] == "attention_unfused"]
     assert f.evidence["count"] >= 4
     assert [f for f in run(False) if f.evidence["idiom"] == "attention_unfused"] == []
+
+
+W = torch.rand(16, 16) * 0.1
+XS = torch.rand(12_000, 16)
+
+
+def recurrent():
+    h = torch.zeros(16)
+    for t in range(XS.shape[0]):
+        h = torch.tanh(W @ h + XS[t])
+    return h
+
+
+def rows():
+    out = torch.empty_like(XS)
+    for t in range(XS.shape[0]):
+        out[t] = torch.tanh(W @ XS[t] + XS[t])
+    return out
+
+
+def test_a_recurrence_keeps_its_steps_where_independent_rows_batch():
+    # the same tiny ops per pass; only the recurrence feeds each pass's h into the next
+    seq, ind = profile(recurrent), profile(rows)
+    loops = seq.meta["call_sites"]["loops"]
+    assert [lp["carried"] for lp in loops if lp["line"] == recurrent.__code__.co_firstlineno + 2] == [["h"]]
+    assert all(lp["line"] != rows.__code__.co_firstlineno + 2 for lp in ind.meta["call_sites"]["loops"])
+    tiny = {"small_ops", "tiny_ops_by_line"}
+    seq_f = [f for f in findings(seq) if f.rule in tiny]
+    ind_f = [f for f in findings(ind) if f.rule in tiny]
+    assert ind_f and all("sequential" not in f.evidence for f in ind_f)
+    assert max(f.est_gain_pct for f in ind_f) > 50
+    # the recurrence's ops stay: the sampled stacks put the run in its dependent line; whatever is still
+    # claimed is small, and says why
+    from cann_nb.analyze.context import context
+    from cann_nb.analyze.sequential_loops import sampled_share
+    assert sampled_share(context(seq))[0] > 0.8 and sampled_share(context(ind))[0] == 0.0
+    assert all(f.est_gain_pct < 25 and f.evidence["sequential"]["sampled_share"] > 0.8 for f in seq_f)

@@ -23,6 +23,7 @@ from ... import formatting as F
 from . import base
 from ..classify import R
 from ..python_spans import call_kinds, user_frames
+from ..sequential_loops import sampled_share
 from ..timeline import nearest_ancestor
 from .autograd import NODE_RE
 from .host import element_time, roof_work_ns
@@ -120,7 +121,10 @@ def tiny_ops_by_line(ctx, th):
     # and the work itself at the reachable fraction of the roof (host.roof_work_ns), over the tiny ops' stretch
     work += at_line * roof_work_ns(ctx, np.array([ctx.start[rows].min()]), np.array([ctx.end[rows].max()]),
                                    th["roof_frac"]) if len(rows) else 0.0
-    gain = max(line_ns - work, 0.0)
+    # the share of the line's samples inside a loop carrying state from pass to pass stays
+    # (analyze/sequential_loops.py)
+    kept, seq_evidence = sampled_share(ctx, (line["file"], line["line"]))
+    gain = max(line_ns - work - kept * line_ns, 0.0)
     method = "headroom: the line's sampled time less one typical call of each distinct op"
     if not truncated:
         # every op was recorded: the loop is where its tiny ops are (a few samples of a short run put the
@@ -128,7 +132,7 @@ def tiny_ops_by_line(ctx, th):
         lo, hi = int(ctx.start[rows].min()), int(ctx.end[rows].max())
         rep = ctx.replay
         inside = rep.seg_net[(rep.seg_start >= lo) & (rep.seg_end <= hi)].sum()
-        f = rep.seg_factor_in(np.array([lo]), np.array([hi]), min(1.0, work / max(inside, 1.0)))
+        f = rep.seg_factor_in(np.array([lo]), np.array([hi]), min(1.0, kept + work / max(inside, 1.0)))
         gain = at_line * base.replay_gain(ctx, seg_factor=f)[0]
         line_ns = min(line_ns, at_line * float(inside))
         method = ("critical-path what-if: the recorded tiny ops' stretch shrunk to one typical call of each "
@@ -148,7 +152,13 @@ def tiny_ops_by_line(ctx, th):
                 "line_ns": line_ns, "recorded_calls": int(round(calls_recorded)), "estimated_calls": int(round(calls)),
                 "calls_estimate": how, "mean_call_ns": mean, "vectorised_work_ns": work, "truncated": truncated,
                 "line_share": at_line, "line_share_from": line_share_from,
-                "gain_method": method}
+                "gain_method": method, **({"sequential": seq_evidence} if seq_evidence else {})}
+    if seq_evidence.get("loops"):
+        lp = seq_evidence["loops"][0]
+        sugg = (f"The loop at {os.path.basename(lp['line'].rpartition(':')[0])}:{lp['line'].rpartition(':')[2]} "
+                f"carries {', '.join(lp['carried'][:4])} from one pass to the next, so "
+                f"{100 * kept:.0f}% of this line's time stays a loop (kept in the estimate): make each pass "
+                "cheaper (fewer, larger ops per pass: a library kernel for the step, torch.compile of it). " + sugg)
     conf = min(0.9, 0.4 + 0.5 * math.sqrt(min(line["samples"], 100) / 100))
     yield base.make_finding(ctx, "tiny_ops_by_line", "launch_overhead", title, evidence=evidence, ops=names,
                             suggestion=sugg, gain_ns=gain,

@@ -11,7 +11,7 @@ import pandas as pd
 from .. import classify as C
 from ..intervals import union
 from ..python_spans import call_kinds, places
-from ..sequential_loops import kept_ns
+from ..sequential_loops import kept_ns, sampled_share
 from ..timeline import UNTRACKED, owner_label_codes
 from ... import formatting as F
 from .arrays import where
@@ -168,6 +168,19 @@ def python_loop(ctx, th):
     if not python_units(ctx):
         return
     yield from _short_runs(ctx, th, "python_loop", "host_bound", th["max_unit_ns"])
+
+
+def _sequential_advice(seq_evidence: dict, cheaper: str) -> str:
+    """What to do about a loop that carries state (analyze/sequential_loops.py): it stays a loop; the calls
+    that do not depend on the state can leave it."""
+    lp = seq_evidence["loops"][0]
+    hoist = ", ".join(lp["hoistable"][:4])
+    return (f"The loop at {where(lp['line'])} carries {', '.join(lp['carried'][:4])} from one pass to the next "
+            "(each pass needs the previous one's result), so it cannot become one whole-array operation: "
+            "the estimate keeps its dependent work. "
+            + (f"Make the calls that do not depend on it ({hoist}) for all passes before the loop (draw all "
+               "random numbers in one call, convert once). " if hoist else "")
+            + f"Make each pass cheaper: {cheaper}. For the rest of the loop: ")
 
 
 def _growing_lines(ctx, rows: np.ndarray, region: int) -> list[dict]:
@@ -392,9 +405,13 @@ def _short_runs(ctx, th, rule_id: str, category: str, max_unit_ns):
     at_roof = roof_work_ns(ctx, starts, ends, th["roof_frac"])
     # a loop carrying state from pass to pass (collect/loop_facts.py) keeps its dependent lines' time:
     # only what reads no carried state can be vectorised or hoisted out of it
-    sequential, seq_evidence = kept_ns(ctx, starts, ends) if max_unit_ns is not None else (0.0, {})
-    if sequential and unrecorded:   # past the line budget the loop went on unrecorded, in the same proportion
-        sequential *= region / max(region - unrecorded, 1)
+    if max_unit_ns is not None:
+        sequential, seq_evidence = kept_ns(ctx, starts, ends)
+        if sequential and unrecorded:   # past the line budget the loop went on unrecorded, in the same proportion
+            sequential *= region / max(region - unrecorded, 1)
+    else:   # framework ops: the share of the sampled user stacks that runs in a dependent line
+        share, seq_evidence = sampled_share(ctx)
+        sequential = share * region
     work = calls + at_roof + sequential
     factor = min(1.0, work / max(region, 1))
     rep = ctx.replay
@@ -424,14 +441,8 @@ def _short_runs(ctx, th, rule_id: str, category: str, max_unit_ns):
                 "operations (e.g. np.sqrt(a * b).sum() instead of a loop over elements; df['a'] * df['b'] "
                 "and np.where instead of iterrows/apply(axis=1)/.loc[i] per row).")
         if seq_evidence.get("loops"):
-            lp = seq_evidence["loops"][0]
-            hoist = ", ".join(lp["hoistable"][:4])
-            sugg = (f"The loop at {where(lp['line'])} carries {', '.join(lp['carried'][:4])} from one pass to the next "
-                    "(each pass needs the previous one's result), so it cannot become one whole-array operation; "
-                    + (f"make the calls that do not depend on it ({hoist}) for all passes before the loop (draw "
-                       "all random numbers in one call, convert once), " if hoist else "")
-                    + "keep the per-pass work on Python floats (x.tolist(), not numpy scalars), or compile the "
-                    "loop (numba.njit). " + sugg)
+            sugg = _sequential_advice(seq_evidence, "keep its work on Python floats (x.tolist(), not numpy "
+                                                    "scalars) or compile the loop (numba.njit)") + sugg
         if growing:
             g = max(growing, key=lambda x: x["time_ns"])
             sugg = (f"{g['line']} costs more at each pass ({F.ns(g['first_quarter_ns'])} early, "
@@ -450,6 +461,10 @@ def _short_runs(ctx, th, rule_id: str, category: str, max_unit_ns):
             what = "tiny ops"
             sugg = ("Vectorise: operate on whole tensors instead of element by element (index/scalar ops in a "
                     "Python loop); on an accelerator also fuse or capture the loop (torch.compile, CUDA graphs).")
+        if seq_evidence.get("loops"):
+            sugg = _sequential_advice(seq_evidence, "fewer, larger ops per pass (a library kernel for the "
+                                                    "step, such as nn.GRU for a recurrent cell; torch.compile of "
+                                                    "the step)") + sugg
         title = (f"{n_ops:,} {what} of {F.ns(mean)} on average run back to back for {F.ns(region)} "
                  f"({pct(region, ctx.wall):.0f}% of end-to-end)")
     yield make_finding(ctx, rule_id, category, title, evidence=evidence, ops=names, suggestion=sugg, gain_ns=gain,
