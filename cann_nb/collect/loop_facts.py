@@ -21,7 +21,8 @@ order, without running anything:
   part of the called name: ``normal`` for ``rng.normal(0, 1, size=3)``): they could be made for all passes
   before the loop.
 
-Only loops with sequential carried state are reported. An unreadable source says nothing.
+Every loop is reported (``carried`` empty for one whose passes are independent: a loop nested in a
+sequential one can still be vectorised within its pass). An unreadable source says nothing.
 """
 
 from __future__ import annotations
@@ -35,8 +36,8 @@ _SKIP = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
 def file_loops(filename: str) -> list[dict]:
-    """The loops of a file that carry sequential state (module docstring): ``{file, line, end, carried,
-    reductions, dependent: [line, ...], hoistable: {line: [call name, ...]}}``."""
+    """The loops of a file (module docstring): ``{file, line, end, carried, reductions, dependent: [line, ...],
+    hoistable: {line: [call name, ...]}}``; ``carried`` is empty when the passes are independent."""
     src = "".join(linecache.getlines(filename))
     if not src:
         return []
@@ -47,15 +48,13 @@ def file_loops(filename: str) -> list[dict]:
     out = []
     for node in ast.walk(tree):
         if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
-            got = loop_facts(node)
-            if got is not None:
-                out.append({"file": filename, **got})
-                if len(out) >= MAX_LOOPS:
-                    break
+            out.append({"file": filename, **loop_facts(node)})
+            if len(out) >= MAX_LOOPS:
+                break
     return out
 
 
-def loop_facts(loop) -> dict | None:
+def loop_facts(loop) -> dict:
     steps = _steps(loop)
     targets = _stored(loop.target) if isinstance(loop, (ast.For, ast.AsyncFor)) else set()
     written = set().union(*(s["writes"] for s in steps)) - targets
@@ -65,8 +64,9 @@ def loop_facts(loop) -> dict | None:
         seen |= s["writes"]
     reductions = {n for n in carried if _is_reduction(n, steps)}
     sequential = carried - reductions
-    if not sequential:
-        return None
+    if not sequential:   # independent passes: said too, so a loop nested in a sequential one is seen as free
+        return {"line": loop.lineno, "end": loop.end_lineno or loop.lineno, "carried": [],
+                "reductions": sorted(reductions), "dependent": [], "hoistable": {}}
     tainted, dependent = set(sequential), set()
     for _ in range(2):   # a flow through the next pass needs a second look
         for i, s in enumerate(steps):
