@@ -10,7 +10,9 @@ Per loop (``for``/``while``, functions included, nested loops each on their own)
 order, without running anything:
 
 * carried: names (and ``name.attr``) read in a pass before the pass assigns them, so the value read is the
-  previous pass's; the loop's own targets are fresh each pass;
+  previous pass's; the loop's own targets are fresh each pass. A training loop (a backward pass and an
+  optimizer step in the body) carries the parameters the optimizer updates in place, which no name shows:
+  every line of it is dependent;
 * reductions: carried names whose every update combines the old value with something that does not read
   it (``acc += v``, ``acc = acc * v``, ``best = max(best, v)``) and that nothing else in the body reads:
   an order-free accumulation, which a whole-array reduction replaces;
@@ -33,6 +35,7 @@ import linecache
 MAX_LOOPS = 200   # per file: bounds the meta's size
 _REDUCING_OPS = (ast.Add, ast.Mult, ast.BitOr, ast.BitAnd, ast.BitXor)
 _SKIP = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+OPTIMIZER_STATE = "(parameters: updated by the optimizer)"
 
 
 def file_loops(filename: str) -> list[dict]:
@@ -64,6 +67,12 @@ def loop_facts(loop) -> dict:
         seen |= s["writes"]
     reductions = {n for n in carried if _is_reduction(n, steps)}
     sequential = carried - reductions
+    if _trains(loop):
+        # the optimizer updates the parameters in place, and the next pass's forward reads them: a
+        # dependence no name shows (the model and the optimizer alias the same tensors)
+        return {"line": loop.lineno, "end": loop.end_lineno or loop.lineno,
+                "carried": sorted(sequential | {OPTIMIZER_STATE}), "reductions": sorted(reductions),
+                "dependent": sorted({s["line"] for s in steps}), "hoistable": {}}
     if not sequential:   # independent passes: said too, so a loop nested in a sequential one is seen as free
         return {"line": loop.lineno, "end": loop.end_lineno or loop.lineno, "carried": [],
                 "reductions": sorted(reductions), "dependent": [], "hoistable": {}}
@@ -267,3 +276,18 @@ def _independent_calls(exprs: list, tainted: set) -> list[str]:
         if isinstance(e, ast.AST):
             visit(e)
     return out
+
+
+def _trains(loop) -> bool:
+    """The body runs a backward pass and an optimizer step (``loss.backward()``, ``opt.step()``): a training
+    loop, each pass reading the parameters the previous one updated."""
+    calls = set()
+    stack = list(loop.body)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, _SKIP):
+            continue
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
+            calls.add(n.func.attr)
+        stack.extend(ast.iter_child_nodes(n))
+    return "step" in calls and "backward" in calls

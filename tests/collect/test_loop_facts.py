@@ -84,3 +84,18 @@ def test_state_reset_at_the_top_of_each_pass_is_not_carried(tmp_path):
 
 def test_an_unparsable_source_says_nothing(tmp_path):
     assert loops(tmp_path, "for i in range(3)\n    x = x + i\n") == []
+
+
+def test_a_training_loop_carries_the_parameters_its_optimizer_updates(tmp_path):
+    train, ema = loops(tmp_path, """
+        def train(model, opt, batches, ema):
+            for x, y in batches:
+                loss = ((model(x) - y) ** 2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                for p, q in zip(ema, model.parameters()):
+                    p.mul_(0.99).add_(q, alpha=0.01)
+    """)
+    assert train["carried"] == ["(parameters: updated by the optimizer)"] and train["dependent"] == [4, 5, 6, 7, 8, 9]
+    assert (ema["line"], ema["carried"]) == (8, [])   # within a step, the per-parameter update is free
