@@ -215,7 +215,7 @@ def main(argv=None):
     which = list(SETS) if a.set == "all" else [a.set]
     new = run(which, a.only, a.repeats)
     done = {r["case"] for r in new}
-    order = {d.name: i for i, (_, d) in enumerate(cases(list(SETS), None))}
+    order = {d.name: i for i, (_, d) in enumerate(cases([s for s in SETS if SETS[s].is_dir()], None))}
     rows = sorted([r for r in stored["cases"] if r["case"] not in done] + new, key=lambda r: order.get(r["case"], 1e9))
     result = {"summary": summarize(rows), "cases": rows,
               "measured_at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
