@@ -442,30 +442,3 @@ def test_a_loop_of_independent_passes_is_not_sequential(tmp_path):
     loop = by_rule(findings(prof))["python_loop"][0]
     assert "sequential" not in loop.evidence and "carries" not in loop.suggestion
 
-
-def test_an_independent_loop_inside_a_sequential_one_is_still_vectorisable(tmp_path):
-    # a training-like outer loop carries its state from step to step; the per-parameter update inside a
-    # step has independent passes: that inner loop is what vectorising removes
-    src = """
-        def update(params, grads, lr):
-            for i in range(len(params)):
-                params[i] = params[i] - lr * grads[i]
-
-        def main():
-            params = [1.0] * 400
-            grads = [0.5] * 400
-            state = 0.0
-            for step in range(150):
-                update(params, grads, 0.01 + state)
-                state = 1e-6 * params[0] + state * 0.5
-            return state
-
-        result = main()
-    """
-    prof = profile_script(tmp_path, src, "steps")
-    carried = {lp["line"]: lp["carried"] for lp in prof.meta["collectors"]["python"]["loops"]}
-    assert carried == {3: [], 10: ["state"]}
-    loop = by_rule(findings(prof))["python_loop"][0]
-    seq = loop.evidence.get("sequential") or {"kept_ns": 0.0}
-    assert seq["kept_ns"] < 0.2 * loop.evidence["region_ns"]
-    assert loop.est_gain_pct > 50
