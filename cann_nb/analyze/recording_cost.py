@@ -58,7 +58,7 @@ def record_charges(ctx) -> np.ndarray:
         # each recorded allocation or free is charged to the op that made it
         rows = ctx.rows(mem["event_id"].dropna().to_numpy().astype(np.int64))
         cost += k_mem * np.bincount(rows, minlength=ctx.n)[: ctx.n]
-    k_rec = _figure(ctx.meta, "python", "ns_per_record")
+    k_rec = python_record_ns(ctx)
     if k_rec:
         py = host & (ctx.cat == "python")
         records = ((ctx.meta.get("collectors") or {}).get("python") or {}).get("records") or 0
@@ -76,6 +76,29 @@ def record_charges(ctx) -> np.ndarray:
     cost += traced_run_excess(ctx)
     cost += fingerprint_charges(ctx)
     return cost
+
+
+MIN_BARE_LINES = 1_000   # line spans without calls needed to check the machine's figure against the run
+
+
+def python_record_ns(ctx) -> float:
+    """ns per Python-tracer record for this profile: the machine's measured figure (collect/overhead.py),
+    held to what the run itself shows. A line span that calls nothing holds its two records and its own
+    bytecode, nothing else, so half the median such span bounds the records' cost from above: a figure
+    measured on another workload's mix of calls and lines, or in a noisier moment, must not charge the run
+    more than its own lines took (which would leave their bytecode negative and the loop's unprofiled time
+    near nothing)."""
+    return ctx.memo("python_record_ns", lambda: _python_record_ns(ctx))
+
+
+def _python_record_ns(ctx) -> float:
+    k = _figure(ctx.meta, "python", "ns_per_record")
+    if not k or "call_kind" not in ctx.events:
+        return k
+    bare = call_kinds(ctx)["line"] & ctx.is_host & (ctx.self_ns >= ctx.dur)
+    if np.count_nonzero(bare) < MIN_BARE_LINES:
+        return k
+    return min(k, 0.5 * float(np.median(ctx.self_ns[bare])))
 
 
 def fingerprint_charges(ctx) -> np.ndarray:
@@ -134,7 +157,7 @@ def bytecode_excess(ctx, charged: np.ndarray, slowdown: float) -> np.ndarray:
     own = ctx.self_ns.astype(float) * frames
     total = float(own.sum())
     # the records' cost lies in the frames' self time, but for the part inside the C calls' own spans
-    in_c = min(_figure(ctx.meta, "python", "ns_in_c_span"), 2.0 * _figure(ctx.meta, "python", "ns_per_record"))
+    in_c = min(_figure(ctx.meta, "python", "ns_in_c_span"), 2.0 * python_record_ns(ctx))
     bytecode = total - float(charged[python].sum()) + in_c * float(np.count_nonzero(python & kind["c"]))
     if total <= 0 or bytecode <= 0:
         return out
@@ -144,6 +167,9 @@ def bytecode_excess(ctx, charged: np.ndarray, slowdown: float) -> np.ndarray:
 def describe(ctx, removed_ns: float) -> dict:
     """Evidence: what was taken out of the profiled time, and why."""
     out = {"recording_cost_ns": float(removed_ns), "wall_without_recording_ns": float(ctx.wall - removed_ns)}
+    k, used = _figure(ctx.meta, "python", "ns_per_record"), python_record_ns(ctx)
+    if k and used < k:
+        out["python_ns_per_record_used"] = used   # held to the run's own call-free lines
     for collector, key in (("torch", "ns_per_event"), ("torch", "in_run_ns_per_event"), ("torch", "ns_per_memory_event"),
                            ("python", "ns_per_record"), ("python", "bytecode_slowdown")):
         k = _figure(ctx.meta, collector, key)

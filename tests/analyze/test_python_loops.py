@@ -119,7 +119,9 @@ def test_numpy_element_loop_is_host_bound_not_launch_overhead(tmp_path):
         def main():
             out = np.empty_like(a)
             for i in range(a.shape[0]):
-                out[i] = a[i] * a[i] + 3.0
+                # a few scalar operations: the line's own work stands out from its two records' cost, so
+                # the finding does not hang on the machine's recording figure being exact to ten percent
+                out[i] = (a[i] * a[i] + 3.0) / (a[i] + 1.0) - a[i] * 0.5
             return out
 
         result = main()
@@ -389,7 +391,10 @@ def test_a_loop_body_spread_over_lines_is_one_finding(tmp_path):
     assert len(per_line) == 3 and all(f.est_gain_pct < 50 for f in per_line)
     (f,) = high
     assert f.title.startswith("Lines body.py:8, 9, 10 (in score) call library functions one element at a time")
-    assert f.evidence["calls"] >= 9000 and f.est_gain_pct >= 50
+    # chosen on the lines' removable share (over 50 %); its gain, replayed on the run without the recorder,
+    # is the lines' together: above each line's own
+    assert f.evidence["calls"] >= 9000 and 100 * f.evidence["removable_ns"] / f.evidence["lines_ns"] > 50
+    assert f.est_gain_pct > max(g.est_gain_pct for g in per_line)
     assert f.est_gain_pct <= sum(g.est_gain_pct for g in per_line) + 1
 
 
