@@ -37,3 +37,15 @@ def ascend(real_data):
 
     path = real_data / ASCEND_L1
     return read_ascend(path / "rank0_ascend_pt"), read_ascend(path / "rank1_ascend_pt")
+
+
+def pytest_terminal_summary(terminalreporter):
+    """The machine's measured recorder costs (collect/overhead.py's cache) at the end of the run: the loop
+    rules' estimates lean on them, so a failure on another machine can be read against its figures."""
+    from cann_nb.collect.environment import read_cache
+
+    for key, fig in read_cache("profiler_overhead.json").items():
+        if isinstance(fig, dict):
+            shown = {k: round(v, 2) if isinstance(v, float) else v for k, v in fig.items()
+                     if k not in ("method", "per", "date")}
+            terminalreporter.write_line(f"recorder cost [{key}]: {shown}")
