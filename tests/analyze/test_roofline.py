@@ -315,3 +315,39 @@ def test_integer_matmul_is_estimated_at_the_float32_roof():
     # the same product in float32 is not flagged
     b = a.float()
     assert not [f for f in findings(profile(lambda: b.T @ b)) if f.rule == "integer_matmul"]
+
+
+def test_half_precision_matmuls_on_the_cpu_are_estimated_at_the_float32_roof():
+    """A model converted with .half() for CPU inference: its linear layers run far under the float32
+    peak (no fast half-precision GEMM on this CPU); the float32 model is not flagged."""
+    torch = pytest.importorskip("torch")
+    from cann_nb.analyze.api import findings
+
+    from .test_torch_cpu import profile
+
+    half = torch.nn.Sequential(torch.nn.Linear(256, 256), torch.nn.ReLU(), torch.nn.Linear(256, 256)).eval()
+    x = torch.randn(1024, 256)
+
+    def run(model, inp):
+        with torch.no_grad():
+            for _ in range(5):
+                model(inp)
+
+    prof32 = profile(lambda: run(half, x))
+    assert not [f for f in findings(prof32) if f.rule == "half_precision_cpu"]
+    half = half.half()
+    prof = profile(lambda: run(half, x.half()))
+    fs = [f for f in findings(prof) if f.rule == "half_precision_cpu"]
+    if not fs:   # only a CPU with fast half-precision matrix units (AMX, AVX512-FP16) may leave it unflagged
+        assert wall_of(prof) < 2 * wall_of(prof32), "half precision ran slower than float32, not flagged"
+        return
+    (f,) = fs
+    ev = f.evidence
+    assert f.category == "precision" and ev["flops"] == 5 * 2 * (2 * 1024 * 256 * 256)
+    assert ev["as_float32_ns"] < ev["time_ns"] and 0 < f.est_gain_pct < 100
+    assert "model.float()" in f.suggestion
+
+
+def wall_of(prof) -> int:
+    ev = prof.events
+    return int((ev["start_ns"] + ev["dur_ns"]).max() - ev["start_ns"].min())

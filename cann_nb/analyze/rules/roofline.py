@@ -15,7 +15,7 @@ from ..efficiency.cost import FAMILIES, event_costs
 from ..efficiency.roofline import peaks_for
 from ..efficiency.tensors import parse_inputs
 from .base import covered_ns, make_finding, pct, replay_gain
-from .compute import MATMUL_RE, _dtype_flag, _factor_gain, _outer, _tasks_of, _time_of
+from .compute import HALF_RE, MATMUL_RE, _dtype_flag, _factor_gain, _outer, _tasks_of, _time_of
 
 METHOD_ROOF = "roofline"
 _MATMUL = FAMILIES.index("matmul")
@@ -238,7 +238,50 @@ def integer_matmul(ctx, th):
     int64): no BLAS kernel serves them, torch and numpy run plain loops, tens of times slower than a
     float32 GEMM of the same shapes; float32 is exact for integer sums below 2**24 (float64 below 2**53).
     Gain: those ops at ``roof_frac`` of the run's float32 peak (their FLOPs from shapes), replayed."""
-    flag = ctx.flag(MATMUL_RE) & ctx.is_host & _dtype_flag(ctx, INT_DTYPE_RE)
+    yield from _at_float32_roof(
+        ctx, th, "integer_matmul", INT_DTYPE_RE, "integer matrix product(s)",
+        "Multiply in floating point: a.float() @ b.float() (exact while every product sum stays "
+        "below 2**24; .double() below 2**53), then round back with .round().long() if integers "
+        "are needed; in numpy, np.dot(a.astype(np.float32), b.astype(np.float32)). Integer "
+        "matmuls have no BLAS kernel on the CPU.")
+
+
+def half_precision_cpu(ctx, th):
+    """Matrix products and convolutions in float16/bfloat16 run on the host CPU (a model converted with
+    ``.half()`` "to speed up inference"): a CPU without native half-precision matrix units converts the
+    operands element by element and runs a slower kernel than its float32 GEMM. Seen from the work: the
+    ops' FLOPs (from shapes) at ``roof_frac`` of the machine's measured float32 peak take less than they
+    took; ops already faster than that are not flagged (a CPU with AMX or AVX512-FP16 serves them). Ops
+    that launched device work (a GPU or NPU run's host side) are left out. Gain: those ops at the float32
+    roof, replayed."""
+    yield from _at_float32_roof(
+        ctx, th, "half_precision_cpu", HALF_RE, "float16/bfloat16 matrix product(s) on the CPU",
+        "Run the model in float32 on the CPU (model.float(), inputs .float()): half precision saves memory "
+        "but this CPU has no fast half-precision GEMM, so each product converts its operands. For faster "
+        "CPU inference use torch.compile, oneDNN's int8 quantisation (torch.ao.quantization) or bfloat16 "
+        "only on CPUs with AMX/AVX512-BF16; keep .half() for the GPU/NPU.", launched_ok=False)
+
+
+def _ancestors_of(ctx, rows: np.ndarray) -> np.ndarray:
+    """Mask of ``rows`` and every event above them (their enclosing host spans)."""
+    out = np.zeros(ctx.n, dtype=bool)
+    cur = np.unique(rows)
+    for _ in range(128):
+        cur = cur[(cur >= 0) & ~out[np.maximum(cur, 0)]]
+        if not len(cur):
+            break
+        out[cur] = True
+        cur = np.unique(ctx.rows_of_parent[cur])
+    return out
+
+
+def _at_float32_roof(ctx, th, rule: str, dtype_re, what: str, suggestion: str, launched_ok: bool = True):
+    """Matmul-like host ops of a dtype the CPU serves slowly, estimated at ``roof_frac`` of its float32 peak."""
+    flag = ctx.flag(MATMUL_RE) & ctx.is_host & _dtype_flag(ctx, dtype_re)
+    if not launched_ok and flag.any():
+        # the host side of a GPU/NPU op: its work ran on the device
+        lrow = ctx.task_launch[ctx.is_device_task]
+        flag &= ~_ancestors_of(ctx, lrow[lrow >= 0])
     rows = np.flatnonzero(flag)
     if not len(rows):
         return
@@ -253,20 +296,18 @@ def integer_matmul(ctx, th):
     if not (flops > 0 and math.isfinite(peak) and peak > 0):
         return          # no FLOPs from shapes or no measured peak: no estimate to give
     as_f32 = flops / (th["roof_frac"] * peak) * 1e9
+    if as_f32 >= t:
+        return          # already as fast as float32 would be here
     factor = np.ones(ctx.n)
-    factor[outer] = min(1.0, as_f32 / t) if t > 0 else 1.0
+    factor[outer] = as_f32 / t
     gain, conf = _factor_gain(ctx, outer, factor)
     names = sorted({str(x) for x in ctx.names(outer)})[:5]
-    title = (f"{len(outer):,} integer matrix product(s) take {F.ns(t)} ({pct(t, ctx.wall):.0f}% of end-to-end) at "
+    title = (f"{len(outer):,} {what} take {F.ns(t)} ({pct(t, ctx.wall):.0f}% of end-to-end) at "
              f"{flops / max(t, 1):.2f} GFLOP/s; in float32 they would take about {F.ns(as_f32)}")
     yield make_finding(
-        ctx, "integer_matmul", "precision", title,
+        ctx, rule, "precision", title,
         evidence={"ops": int(len(outer)), "time_ns": t, "flops": flops, "float32_peak_flops_per_s": peak,
                   "roof_frac": th["roof_frac"], "as_float32_ns": as_f32},
-        ops=names,
-        suggestion=("Multiply in floating point: a.float() @ b.float() (exact while every product sum stays "
-                    "below 2**24; .double() below 2**53), then round back with .round().long() if integers "
-                    "are needed; in numpy, np.dot(a.astype(np.float32), b.astype(np.float32)). Integer "
-                    "matmuls have no BLAS kernel on the CPU."),
+        ops=names, suggestion=suggestion,
         gain_ns=gain, method=f"{METHOD_ROOF}: measured time minus the FLOPs at {th['roof_frac']:g} of the float32 "
                              "peak, replayed", confidence=conf * 0.6, rows=outer, affected_ns=t)

@@ -327,6 +327,11 @@ RULES: tuple[Rule, ...] = (
          "PyTorch/numpy: integer matmul falls back to non-BLAS loops (numpy issue 'int matmul slow', PyTorch forums "
          "'matmul on LongTensor is slow'); float32 exact below 2**24; roof_frac as under_roof", "roofline",
          ("shapes",)),
+    Rule("half_precision_cpu", "precision", "float16/bfloat16 matrix products on a CPU without fast half-precision GEMM",
+         roofline.half_precision_cpu, {"roof_frac": 0.7, "min_pct": 5.0},
+         "PyTorch forums/issues ('half precision on CPU slower than float32': no native fp16 GEMM, operands "
+         "converted); measured here: a 1024x256x256 mm 15x slower in float16 than float32 (torch 2.13, AMD EPYC); "
+         "roof_frac as under_roof", "roofline", ("shapes",)),
     Rule("under_roof", "precision", "Compute-bound ops far under the roof", roofline.under_roof,
          {"max_frac": 0.3, "target_frac": 0.7, "min_pct": 5.0},
          "XProf roofline (op FLOP/s vs peak); tuned large GEMMs reach 70-80 % of peak (cuBLAS/CUTLASS profiles)",
