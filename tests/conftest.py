@@ -43,8 +43,9 @@ def pytest_terminal_summary(terminalreporter):
     """The machine's measured recorder costs (collect/overhead.py's cache) at the end of the run: the loop
     rules' estimates lean on them, so a failure on another machine can be read against its figures."""
     from cann_nb.collect.environment import read_cache
+    from cann_nb.collect.overhead import CACHE_FILE
 
-    for key, fig in read_cache("profiler_overhead.json").items():
+    for key, fig in read_cache(CACHE_FILE).items():
         if isinstance(fig, dict):
             shown = {k: round(v, 2) if isinstance(v, float) else v for k, v in fig.items()
                      if k not in ("method", "per", "date")}

@@ -38,6 +38,19 @@ def ancestor_flag(ctx, flag: np.ndarray) -> np.ndarray:
     return out
 
 
+def enclosing_flag(ctx, rows: np.ndarray) -> np.ndarray:
+    """True for ``rows`` and every event enclosing them (ancestor_flag's other direction: climbs up)."""
+    out = np.zeros(ctx.n, dtype=bool)
+    cur = np.unique(rows)
+    for _ in range(256):
+        cur = cur[(cur >= 0) & ~out[np.maximum(cur, 0)]]
+        if not len(cur):
+            break
+        out[cur] = True
+        cur = np.unique(ctx.rows_of_parent[cur])
+    return out
+
+
 def nearest_ancestor(ctx, rows: np.ndarray, target: np.ndarray, through: np.ndarray | None = None,
                      max_levels: int = 256) -> np.ndarray:
     """For each of ``rows``: its nearest proper ancestor flagged in ``target``, -1 when there is none within

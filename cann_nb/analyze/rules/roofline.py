@@ -14,6 +14,7 @@ from ..efficiency import op_efficiency
 from ..efficiency.cost import FAMILIES, event_costs
 from ..efficiency.roofline import peaks_for
 from ..efficiency.tensors import parse_inputs
+from ..timeline import enclosing_flag
 from .base import covered_ns, make_finding, pct, replay_gain
 from .compute import HALF_RE, MATMUL_RE, _dtype_flag, _factor_gain, _outer, _tasks_of, _time_of
 
@@ -262,26 +263,13 @@ def half_precision_cpu(ctx, th):
         "only on CPUs with AMX/AVX512-BF16; keep .half() for the GPU/NPU.", launched_ok=False)
 
 
-def _ancestors_of(ctx, rows: np.ndarray) -> np.ndarray:
-    """Mask of ``rows`` and every event above them (their enclosing host spans)."""
-    out = np.zeros(ctx.n, dtype=bool)
-    cur = np.unique(rows)
-    for _ in range(128):
-        cur = cur[(cur >= 0) & ~out[np.maximum(cur, 0)]]
-        if not len(cur):
-            break
-        out[cur] = True
-        cur = np.unique(ctx.rows_of_parent[cur])
-    return out
-
-
 def _at_float32_roof(ctx, th, rule: str, dtype_re, what: str, suggestion: str, launched_ok: bool = True):
     """Matmul-like host ops of a dtype the CPU serves slowly, estimated at ``roof_frac`` of its float32 peak."""
     flag = ctx.flag(MATMUL_RE) & ctx.is_host & _dtype_flag(ctx, dtype_re)
     if not launched_ok and flag.any():
         # the host side of a GPU/NPU op: its work ran on the device
         lrow = ctx.task_launch[ctx.is_device_task]
-        flag &= ~_ancestors_of(ctx, lrow[lrow >= 0])
+        flag &= ~enclosing_flag(ctx, lrow[lrow >= 0])
     rows = np.flatnonzero(flag)
     if not len(rows):
         return
