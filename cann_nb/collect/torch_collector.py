@@ -140,7 +140,8 @@ class TorchCollector(Collector):
 
             # no schedule: the session owns step events (cat "step", one lane, for every collector);
             # a schedule would add a ProfilerStep#N span covering the same time again
-            self._prof = profile(activities=self._activities(), **kwargs, **trace_only_config(o.stack))
+            self._prof = profile(activities=self._activities(), **kwargs,
+                                 **trace_only_config(self._full_results()))
         self._window_ns[0] = time.time_ns() - self.t0_ns
         self._ended_ns = None
         self._owner_thread = threading.get_ident()
@@ -150,7 +151,7 @@ class TorchCollector(Collector):
         if not self._npu:   # [issue 19] the memory budget: pause recording in this thread when reached
             from .call_sites import CallSiteSampler
 
-            self._guard = _budget.Guard(self.budget.pause_at(kwargs["record_shapes"], o.stack),
+            self._guard = _budget.Guard(self.budget.pause_at(kwargs["record_shapes"], self._full_results()),
                                         self._pause_recording, self.t0_ns,
                                         sampler=CallSiteSampler(threading.get_ident(), self.t0_ns)).start()
         self.start_s = time.perf_counter() - t
@@ -234,12 +235,14 @@ class TorchCollector(Collector):
             est = estimate_flops(events)
             events["flops"] = np.where(np.isfinite(events["flops"].to_numpy()), events["flops"].to_numpy(), est)
         shapes = o.shapes or o.flops
-        bound = min(int(o.buffer_events), self.budget.events_bound(shapes, o.stack))
+        bound = min(int(o.buffer_events), self.budget.events_bound(shapes, self._full_results()))
         events, memory, dropped = keep_first(events, memory, bound)
         meta = self._meta(prof, events)
         if probe and isinstance(meta.get("overhead"), dict) and "ns_per_event" in meta["overhead"]:
             meta["overhead"].update(probe)
         meta["budget"] = self._budget_meta(events, shapes, dropped)
+        if "value_numbering" in prof.meta:
+            meta["value_numbering"] = prof.meta["value_numbering"]
         if self._guard is not None and self._guard.sampler is not None:
             meta["call_sites"] = self._guard.sampler.meta(_budget.POLL_S)
         return Collected(events=events, memory=memory, counters=prof.counters, meta=meta,
@@ -267,13 +270,23 @@ class TorchCollector(Collector):
         overhead.IN_RUN[self._options_key()] = got
         return events, memory, dict(got)
 
+    def _values(self) -> bool:
+        """Whether calls get value signatures (torch_values): it needs the inputs (shapes) and the
+        allocations (memory) torch records, and the results ``trace_only`` would leave out."""
+        o = self.options
+        return bool((o.shapes or o.flops) and o.memory) and not self._npu
+
+    def _full_results(self) -> bool:
+        """Whether torch keeps its per-event results (stacks, value signatures): the budget's larger factor."""
+        return bool(self.options.stack) or self._values()
+
     def _options_key(self) -> tuple:
         o = self.options
         return bool(o.shapes or o.flops), bool(o.memory), bool(o.stack)
 
     def _read_trace(self):
         prof, self._prof = self._prof, None    # read_torch_trace frees torch's results before reading
-        return read_torch_trace(prof, self.t0_ns, self.options.stack, "torch")
+        return read_torch_trace(prof, self.t0_ns, self.options.stack, "torch", values=self._values())
 
     def _budget_meta(self, events: pd.DataFrame, shapes: bool, cut: int) -> dict:
         ops = events["cat"].to_numpy() == "op" if len(events) else np.zeros(0, dtype=bool)
@@ -283,7 +296,7 @@ class TorchCollector(Collector):
             span = (int(start.min()), int((start + events["dur_ns"].to_numpy()[ops]).max()))
         # what was not recorded runs to the end of the user's code, also when the budget stopped torch early
         window = [self._window_ns[0], self._ended_ns if self._ended_ns is not None else self._window_ns[1]]
-        return _budget.budget_meta(self.budget, self._guard, shapes, self.options.stack, window,
+        return _budget.budget_meta(self.budget, self._guard, shapes, self._full_results(), window,
                                    int(ops.sum()), span, cut)
 
     def _read_npu(self):
@@ -359,10 +372,13 @@ def trace_only_config(stack: bool) -> dict:
         return {}
 
 
-def read_torch_trace(prof, t0_ns: int, python_functions: bool, name: str):
+def read_torch_trace(prof, t0_ns: int, python_functions: bool, name: str, values: bool = False):
     """The Profile of a stopped torch.profiler run: torch's C++ Chrome-trace export to a temporary file,
     torch's results freed (so the conversion reuses their memory instead of adding to it), then the file
-    read by read_kineto, which streams it into columns. ``prof`` is unusable afterwards."""
+    read by read_kineto, which streams it into columns. With ``values`` the results are freed only after
+    the reading, for the value signatures of the calls (torch_values: the events' ``value_sig``), which
+    need both; the conversion then adds to torch's results (the budget's CONVERSION_FACTOR).
+    ``prof`` is unusable afterwards."""
     from ..ingest.kineto import read_kineto
 
     fd, path = tempfile.mkstemp(prefix="cann_nb_torch_", suffix=".json")
@@ -370,10 +386,20 @@ def read_torch_trace(prof, t0_ns: int, python_functions: bool, name: str):
     try:
         with quiet_stderr():
             prof.export_chrome_trace(path)
-        release_results(prof)
-        return read_kineto(path, t0_ns=t0_ns, python_functions=python_functions, name=name)
+        if not values:
+            release_results(prof)
+        out = read_kineto(path, t0_ns=t0_ns, python_functions=python_functions, name=name)
     finally:
         Path(path).unlink(missing_ok=True)
+    if values:
+        from .torch_values import value_numbers
+
+        try:
+            sig, out.meta["value_numbering"] = value_numbers(prof, out.events)
+        finally:
+            release_results(prof)
+        out.events["value_sig"] = sig
+    return out
 
 
 def release_results(prof) -> None:

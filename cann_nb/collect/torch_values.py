@@ -1,0 +1,211 @@
+"""Which torch ops ran again on values they already had: value numbering over torch.profiler's record of
+every op's inputs (its event tree), the way a compiler finds common subexpressions.
+
+An op called with inputs that hold the same values as an earlier call's computes the same result again (a
+mask, a position table, a fixed catalogue's embeddings, a weight's transform inside the loop). torch records
+each op's tensor inputs by storage (``allocation_id``), sizes, strides and dtype, its scalar arguments by
+value, the trace's "Concrete Inputs" its int lists, and, with ``profile_memory``, the allocations made
+inside it. It records neither outputs as such nor versions, so values are numbered here, in time order:
+
+* a storage first met as an input (made before the profile: weights, data) is a value of its own;
+* a call's signature is a hash of its name, its inputs' values, shapes and dtypes, its other arguments, and
+  its children's signatures and allocation sizes;
+* a storage allocated inside an op holds a value derived from that op's inputs and the allocation's rank
+  (so ``mm``'s own ``resolve_conj`` on its result already sees it); the storages an in-place op writes
+  (``add_``, ``copy_``, ``out=`` overloads, batch norm's running statistics) get a new value derived from
+  its signature;
+* a value no recorded op computed is fresh, never equal to another: random ops, ``empty`` (uninitialised),
+  ``lift_fresh`` (a tensor made from Python data: ``torch.tensor``, ``from_numpy``), the outputs and the
+  written inputs of ops outside aten (custom ops, collectives), and every tensor in a storage viewed at
+  several offsets (a view's offset is not recorded, so ``x[i]`` and ``x[j]`` would look alike).
+
+The outermost aten op of each call gets its signature: the events' ``value_sig`` column (0 where unknown).
+Cost: after the run, not inside it (some microseconds per op, at most ``MAX_OPS`` ops); torch must keep
+its per-event results for the tree (no ``trace_only``), which the memory budget counts.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+import numpy as np
+import pandas as pd
+
+MAX_OPS = 300_000   # torch op events walked (children included); later calls get no signature
+
+_RANDOM_OR_UNSET = re.compile(
+    r"^aten::(rand|randn|randint|randperm|rand_like|randn_like|randint_like|normal|normal_|uniform_|bernoulli|"
+    r"bernoulli_|multinomial|\w*dropout\w*|rrelu\w*|poisson|binomial|exponential_|geometric_|cauchy_|"
+    r"log_normal_|random_|_standard_gamma|_sample_dirichlet|empty|empty_like|empty_strided|new_empty|"
+    r"new_empty_strided|empty_permuted|lift|lift_fresh|lift_fresh_copy|set_|resize_|resize_as_)$")
+# hand back their input's storage with contents no recorded op made (Python data, a resized or reset buffer)
+_FRESH_INPUTS = frozenset(f"aten::{n}" for n in ("lift", "lift_fresh", "lift_fresh_copy", "set_", "resize_",
+                                                  "resize_as_"))
+# writes its inputs though its name has no trailing underscore (training-mode running statistics)
+_HIDDEN_WRITERS = re.compile(r"^aten::(\w*batch_norm\w*|instance_norm)$")
+# views whose offset into the storage depends on their arguments
+_OFFSET_VIEWS = frozenset(f"aten::{n}" for n in (
+    "select", "slice", "narrow", "unbind", "split", "split_with_sizes", "chunk", "tensor_split", "unsafe_split",
+    "unsafe_chunk", "unsafe_split_with_sizes", "diagonal", "unfold", "as_strided", "hsplit", "vsplit", "dsplit"))
+# these hand out several offsets at once
+_MANY_OFFSETS = frozenset(f"aten::{n}" for n in ("unbind", "split", "split_with_sizes", "chunk", "tensor_split",
+                                                  "unsafe_split", "unsafe_chunk", "unsafe_split_with_sizes",
+                                                  "hsplit", "vsplit", "dsplit", "unfold"))
+
+
+class _Budget(Exception):
+    """MAX_OPS reached: the walk stops (the calls numbered so far keep their signatures)."""
+
+
+def _written(name: str, overload: str, args: list) -> list:
+    """The arguments an aten op writes: ``self`` of an in-place op (``add_``, ``__iadd__``); every tensor
+    where that is less clear (``out=`` overloads, fused optimisers, batch norm's running statistics):
+    calling an unwritten tensor written only hides a repeat, the other way round would invent one."""
+    op = name.rpartition("::")[2]
+    if "out" in overload or op.startswith(("_fused_", "_foreach_")) or _HIDDEN_WRITERS.match(name):
+        return args
+    if (op.endswith("_") and not op.endswith("__")) or (op.startswith("__i") and op.endswith("__")):
+        return args[:1]
+    return []
+
+
+class _Numbering:
+    def __init__(self, concrete: dict):
+        import torch
+
+        self._op_type = torch._C._profiler._ExtraFields_TorchOp
+        self._alloc_type = torch._C._profiler._ExtraFields_Allocation
+        self._tensor_type = torch._C._profiler._TensorMetadata
+        self.concrete = concrete                 # correlation id -> the trace's "Concrete Inputs" text
+        self.value: dict[int, int] = {}          # allocation_id -> the value its storage holds now
+        self.view_args: dict[int, set] = {}      # allocation_id -> the offset views' arguments seen on it
+        self.ambiguous: set[int] = set()         # storages viewed at several offsets
+        self._fresh = itertools.count(1)
+        self.ops = 0
+        self.calls: list[list] = []              # [correlation id, signature] of the outermost aten ops
+        self.producer: dict[int, int] = {}       # allocation_id -> the call (index in calls) that made it
+        self.current = -1                        # the outermost aten op being walked (index in calls)
+
+    def fresh(self) -> int:
+        return hash(("fresh", next(self._fresh)))
+
+    # -- values of arguments --------------------------------------------------------------------------
+    def arg(self, a):
+        if isinstance(a, self._tensor_type):
+            aid = a.allocation_id
+            if aid is None or aid in self.ambiguous:
+                return self.fresh()
+            v = self.value.get(aid)
+            if v is None:
+                v = self.value[aid] = hash(("storage", aid))
+            return (v, tuple(a.sizes), tuple(a.strides), a.dtype)
+        if isinstance(a, list):
+            return tuple(self.arg(x) for x in a)
+        try:
+            hash(a)
+        except TypeError:
+            return repr(a)
+        return a
+
+    def tensors(self, args):
+        for a in args:
+            if isinstance(a, self._tensor_type):
+                if a.allocation_id is not None:
+                    yield a.allocation_id
+            elif isinstance(a, list):
+                yield from self.tensors(a)
+
+    def note_view(self, name: str, args, concrete) -> None:
+        if name not in _OFFSET_VIEWS or not args or not isinstance(args[0], self._tensor_type):
+            return
+        aid = args[0].allocation_id
+        if aid is None:
+            return
+        seen = self.view_args.setdefault(aid, set())
+        seen.add((tuple(None if isinstance(a, self._tensor_type) else self.arg(a) for a in args[1:]), concrete))
+        if len(seen) > 1 or name in _MANY_OFFSETS:
+            self.ambiguous.add(aid)
+
+    # -- the walk ---------------------------------------------------------------------------------------
+    def node(self, node, owner: list, top: bool, in_view: bool) -> object:
+        """The node's contribution to its parent's signature; records the outermost aten ops. ``owner`` is
+        [the value its allocations derive from, how many it made]: the innermost op's inputs, or a fresh
+        value for random, uninitialised and opaque ops."""
+        ef = node.extra_fields
+        if isinstance(ef, self._alloc_type):
+            aid, size = ef.allocation_id, int(ef.alloc_size)
+            if aid is not None and size > 0:
+                self.value[aid] = hash((owner[0], "out", owner[1]))
+                owner[1] += 1
+                if self.current >= 0:
+                    self.producer[aid] = self.current
+            return ("alloc", max(size, 0))
+        if not isinstance(ef, self._op_type):   # a Python call or user scope: see through
+            return tuple(self.node(c, owner, top, in_view) for c in node.children)
+        self.ops += 1
+        if self.ops > MAX_OPS:
+            raise _Budget
+        name, overload = node.name, getattr(node, "overload_name", "") or ""
+        args = list(ef.inputs)
+        concrete = self.concrete.get(node.correlation_id)
+        aten = name.startswith("aten::")
+        if not in_view:
+            self.note_view(name, args, concrete)
+        key = (name, overload, tuple(self.arg(a) for a in args), concrete)   # before the op changes anything
+        opaque = not aten and any(True for _ in self.tensors(args))   # a custom op or collective
+        unknown = opaque or bool(_RANDOM_OR_UNSET.match(name))
+        here = [self.fresh() if unknown else hash(key), 0]
+        view = name in _OFFSET_VIEWS
+        outermost = aten and top
+        if outermost:
+            self.current = len(self.calls)
+            self.calls.append([node.correlation_id, 0])
+        kids = tuple(self.node(c, here, top and not aten, in_view or view) for c in node.children)
+        sig = (self.fresh() if unknown else hash((key, kids))) or 1
+        written = args if opaque or name in _FRESH_INPUTS else _written(name, overload, args) if aten else []
+        for k, aid in enumerate(self.tensors(written)):
+            self.value[aid] = self.fresh() if unknown else hash((sig, "wrote", k))
+            made_by = self.producer.get(aid, -1)
+            if made_by >= 0 and made_by != self.current:   # a later call writes this call's result:
+                self.calls[made_by][1] = None               # reusing it would need a copy, no signature
+        if outermost:
+            if self.calls[self.current][1] is not None:
+                self.calls[self.current][1] = sig
+            self.current = -1
+        return sig
+
+
+def value_numbers(prof, events: pd.DataFrame) -> tuple[np.ndarray, dict]:
+    """(value_sig, meta) of a stopped torch.profiler run whose results are still held and the events read
+    from its trace: ``value_sig`` is int64 per event row, the signature of each outermost aten op's call
+    (0 elsewhere or unknown). Tree and trace meet on torch's correlation id, the trace's "External id"."""
+    out = np.zeros(len(events), np.int64)
+    results = getattr(getattr(prof, "profiler", None), "kineto_results", None)
+    if results is None or not hasattr(results, "experimental_event_tree"):
+        return out, {"status": "unavailable: this torch keeps no event tree"}
+    if not len(events) or "external_id" not in events:
+        return out, {"status": "unavailable: the trace has no op events"}
+    ops = np.flatnonzero((events["cat"].to_numpy() == "op") & (events["external_id"].to_numpy() >= 0))
+    ids = events["external_id"].to_numpy()[ops]
+    concrete = events["concrete"].astype(object).to_numpy()[ops] if "concrete" in events else [None] * len(ops)
+    roots = sorted(results.experimental_event_tree(), key=lambda n: n.start_time_ns)
+    if not roots:
+        return out, {"status": "unavailable: torch kept no event tree (trace_only)"}
+    num = _Numbering(dict(zip(ids.tolist(), concrete)))
+    status = "complete"
+    try:
+        for r in roots:
+            num.node(r, [num.fresh(), 0], True, False)
+    except _Budget:
+        status = f"partial: the first {MAX_OPS:,} ops (MAX_OPS) numbered, later calls have no signature"
+    row = pd.Series(ops, index=ids)
+    row = row[~row.index.duplicated(keep=False)]
+    calls = [c for c in num.calls if c[1]]
+    if calls:
+        cid, sig = (np.asarray(v, np.int64) for v in zip(*calls))
+        found = row.reindex(cid).to_numpy()
+        keep = ~np.isnan(found)
+        out[found[keep].astype(np.int64)] = sig[keep]
+    return out, {"status": status, "ops_walked": min(num.ops, MAX_OPS), "calls_numbered": int((out != 0).sum()),
+                 "storages_viewed_at_several_offsets": len(num.ambiguous)}

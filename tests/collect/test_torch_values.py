@@ -1,0 +1,108 @@
+"""Value numbering (collect/torch_values.py) on real torch.profiler runs: calls on the same values share a
+signature, calls on different values (new data, rows of a tensor, shifted copies, updated weights,
+random draws, Python data) never do, and results written in place afterwards get none."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from cann_nb.collect.base import CollectOptions  # noqa: E402
+from cann_nb.collect.torch_collector import TorchCollector  # noqa: E402
+
+
+def collect(fn, **options):
+    TorchCollector.warm_up()
+    col = TorchCollector(CollectOptions(**options), time.time_ns())
+    col.start()
+    fn()
+    col.stop()
+    got = col.result()
+    col.close()
+    return got
+
+
+def repeats(got) -> dict:
+    """name -> the largest number of calls of that op sharing one signature."""
+    ev = got.events
+    ev = ev[ev["value_sig"].to_numpy() != 0]
+    g = ev.groupby(["value_sig"], observed=True).agg(name=("name", "first"), n=("name", "size"))
+    return g.groupby("name", observed=True)["n"].max().astype(int).to_dict()
+
+
+def test_the_same_work_on_the_same_values_shares_a_signature():
+    torch.manual_seed(0)
+    catalogue, w = torch.randn(300, 64), torch.randn(64, 32)
+    queries = torch.randn(7, 64)
+
+    def search():
+        for q in queries:                     # the catalogue encoded again for every query
+            emb = torch.tanh(catalogue @ w)
+            (emb @ (q @ w)).argmax()
+
+    got = collect(search)
+    assert got.meta["value_numbering"]["status"] == "complete"
+    rep = repeats(got)
+    assert rep["aten::matmul"] == 7 and rep["aten::tanh"] == 7
+    assert rep["aten::argmax"] == 1           # depends on the query: a new value each time
+
+
+def test_different_values_never_share_one():
+    torch.manual_seed(0)
+    x = torch.randn(32, 32)
+    a = np.ones((32, 32), np.float32)
+
+    def varied():
+        for i in range(6):
+            torch.tanh(x[i] * 2)              # rows: one storage at six offsets
+            torch.tanh(torch.roll(x, i))      # int lists (the shifts) from the trace's Concrete Inputs
+            torch.tanh(torch.randn(32, 32))   # random draws
+            a[0, 0] = i                       # numpy changes the array; torch cannot see it
+            torch.tanh(torch.from_numpy(a))   # Python data: lift_fresh makes it fresh
+
+    rep = repeats(collect(varied))
+    assert rep.get("aten::tanh", 1) == 1 and rep.get("aten::mul", 1) == 1, rep
+
+
+def test_training_updates_the_weights_so_nothing_repeats():
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 4))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    x, y = torch.randn(8, 16), torch.randn(8, 4)
+
+    def train():
+        for _ in range(5):                    # the same batch: the weights change between steps
+            opt.zero_grad()
+            torch.nn.functional.mse_loss(model(x), y).backward()
+            opt.step()
+
+    rep = repeats(collect(train))
+    compute = {k: v for k, v in rep.items() if k in ("aten::linear", "aten::addmm", "aten::relu", "aten::mm")}
+    assert compute and all(v == 1 for v in compute.values()), rep
+
+
+def test_a_result_written_afterwards_gets_no_signature():
+    torch.manual_seed(0)
+    v = torch.randn(64)
+
+    def fill():
+        for i in range(5):
+            buf = torch.zeros(64)             # made afresh and then written: reusing it would need a copy
+            buf[i] = 1.0
+            (buf * v).sum()
+
+    got = collect(fill)
+    ev = got.events
+    zeros = ev[ev["name"].astype(str) == "aten::zeros"]
+    assert len(zeros) == 5 and (zeros["value_sig"].to_numpy() == 0).all()
+
+
+def test_without_shapes_or_memory_there_are_no_signatures():
+    x = torch.randn(16, 16)
+    got = collect(lambda: [torch.tanh(x) for _ in range(3)], shapes=False)
+    assert "value_numbering" not in got.meta
+    assert "value_sig" not in got.events or (got.events["value_sig"].to_numpy() == 0).all()
