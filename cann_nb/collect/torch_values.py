@@ -11,23 +11,30 @@ inside it. It records neither outputs as such nor versions, so values are number
 * a call's signature is a hash of its name, its inputs' values, shapes and dtypes, its other arguments, and
   its children's signatures and allocation sizes;
 * a storage allocated inside an op holds a value derived from that op's inputs and the allocation's rank
-  (so ``mm``'s own ``resolve_conj`` on its result already sees it); the storages an in-place op writes
-  (``add_``, ``copy_``, ``out=`` overloads, batch norm's running statistics) get a new value derived from
-  its signature;
-* a value no recorded op computed is fresh, never equal to another: random ops, ``empty`` (uninitialised),
-  ``lift_fresh`` (a tensor made from Python data: ``torch.tensor``, ``from_numpy``), the outputs and the
-  written inputs of ops outside aten (custom ops, collectives), and every tensor in a storage viewed at
-  several offsets (a view's offset is not recorded, so ``x[i]`` and ``x[j]`` would look alike).
+  (so ``mm``'s own ``resolve_conj`` on its result already sees it); one an ``empty``-like op made holds
+  none until an op writes it (read before: unknown), or the aten op that made it ends (its kernel filled
+  it); the storages an in-place op writes (``add_``, ``copy_``, ``out=`` overloads, batch norm's running
+  statistics) get a new value derived from its signature;
+* a value no recorded op computed is fresh, never equal to another: random ops, ``lift_fresh`` (a tensor
+  made from Python data: ``torch.tensor``, ``from_numpy``), the outputs and written inputs of ops outside
+  aten (custom ops, collectives), buffers a compiled region fills, and a view of a storage seen at several
+  offsets in that view's shape (an input's offset is not recorded; ``as_strided``'s Concrete Inputs, which
+  every select/slice/expand comes down to, give each view's);
+* a call whose result a later call writes in place gets no signature (reusing it would need a copy).
 
 The outermost aten op of each call gets its signature: the events' ``value_sig`` column (0 where unknown).
 Cost: after the run, not inside it (some microseconds per op, at most ``MAX_OPS`` ops); torch must keep
-its per-event results for the tree (no ``trace_only``), which the memory budget counts.
+its per-event results for the tree (no ``trace_only``), which the memory budget counts. What it cannot
+see: memory changed outside torch's ops (numpy writing through ``tensor.numpy()``, a C extension) would
+look unchanged.
 """
 
 from __future__ import annotations
 
 import itertools
+import json
 import re
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
@@ -37,21 +44,26 @@ MAX_OPS = 300_000   # torch op events walked (children included); later calls ge
 _RANDOM_OR_UNSET = re.compile(
     r"^aten::(rand|randn|randint|randperm|rand_like|randn_like|randint_like|normal|normal_|uniform_|bernoulli|"
     r"bernoulli_|multinomial|\w*dropout\w*|rrelu\w*|poisson|binomial|exponential_|geometric_|cauchy_|"
-    r"log_normal_|random_|_standard_gamma|_sample_dirichlet|empty|empty_like|empty_strided|new_empty|"
-    r"new_empty_strided|empty_permuted|lift|lift_fresh|lift_fresh_copy|set_|resize_|resize_as_)$")
+    r"log_normal_|random_|_standard_gamma|_sample_dirichlet|lift|lift_fresh|lift_fresh_copy|set_|resize_|"
+    r"resize_as_)$")
+# allocate without initialising: what they hand out holds no value until an op writes it (the internal
+# pattern of most ops: an empty buffer, then a kernel, fill_ or copy_ into it)
+_UNINITIALISED = frozenset(f"aten::{n}" for n in ("empty", "empty_like", "empty_strided", "new_empty",
+                                                   "new_empty_strided", "empty_permuted"))
 # hand back their input's storage with contents no recorded op made (Python data, a resized or reset buffer)
 _FRESH_INPUTS = frozenset(f"aten::{n}" for n in ("lift", "lift_fresh", "lift_fresh_copy", "set_", "resize_",
                                                   "resize_as_"))
 # writes its inputs though its name has no trailing underscore (training-mode running statistics)
 _HIDDEN_WRITERS = re.compile(r"^aten::(\w*batch_norm\w*|instance_norm)$")
-# views whose offset into the storage depends on their arguments
-_OFFSET_VIEWS = frozenset(f"aten::{n}" for n in (
-    "select", "slice", "narrow", "unbind", "split", "split_with_sizes", "chunk", "tensor_split", "unsafe_split",
-    "unsafe_chunk", "unsafe_split_with_sizes", "diagonal", "unfold", "as_strided", "hsplit", "vsplit", "dsplit"))
-# these hand out several offsets at once
-_MANY_OFFSETS = frozenset(f"aten::{n}" for n in ("unbind", "split", "split_with_sizes", "chunk", "tensor_split",
-                                                  "unsafe_split", "unsafe_chunk", "unsafe_split_with_sizes",
-                                                  "hsplit", "vsplit", "dsplit", "unfold"))
+@lru_cache(maxsize=4096)
+def _view_args(concrete) -> tuple | None:
+    """(sizes, strides, storage offset or None) from ``as_strided``'s Concrete Inputs text."""
+    try:
+        c = json.loads(concrete)
+        offset = c[3] if len(c) > 3 else ""
+        return tuple(json.loads(c[1])), tuple(json.loads(c[2])), (int(offset) if offset != "" else None)
+    except (TypeError, ValueError, IndexError):
+        return None
 
 
 class _Budget(Exception):
@@ -79,29 +91,39 @@ class _Numbering:
         self._tensor_type = torch._C._profiler._TensorMetadata
         self.concrete = concrete                 # correlation id -> the trace's "Concrete Inputs" text
         self.value: dict[int, int] = {}          # allocation_id -> the value its storage holds now
-        self.view_args: dict[int, set] = {}      # allocation_id -> the offset views' arguments seen on it
-        self.ambiguous: set[int] = set()         # storages viewed at several offsets
+        self.offsets: dict[tuple, set] = {}      # (allocation_id, sizes, strides) -> storage offsets seen
+        self.ambiguous: set[int] = set()         # storages viewed at several offsets in one shape
         self._fresh = itertools.count(1)
         self.ops = 0
         self.calls: list[list] = []              # [correlation id, signature] of the outermost aten ops
         self.producer: dict[int, int] = {}       # allocation_id -> the call (index in calls) that made it
         self.current = -1                        # the outermost aten op being walked (index in calls)
+        self.uninit: set[int] = set()            # storages an empty-like op made that no op has written yet
+        self.allocs: list[int] = []              # storages allocated under the root being walked
 
     def fresh(self) -> int:
         return hash(("fresh", next(self._fresh)))
 
     # -- values of arguments --------------------------------------------------------------------------
-    def arg(self, a):
+    def arg(self, a, written: set):
+        """An argument's part of the op's signature. An uninitialised storage counts by its shape where the
+        op writes it (its old contents do not matter) and as unknown where the op reads it."""
         if isinstance(a, self._tensor_type):
             aid = a.allocation_id
-            if aid is None or aid in self.ambiguous:
+            if aid is None:
                 return self.fresh()
+            if aid in self.ambiguous:   # x[i] and x[j] would look alike: known only by a single offset
+                seen = self.offsets.get((aid, tuple(a.sizes), tuple(a.strides)))
+                if seen is None or len(seen) > 1:
+                    return self.fresh()
+            if aid in self.uninit:
+                return ("uninit", tuple(a.sizes), tuple(a.strides), a.dtype) if aid in written else self.fresh()
             v = self.value.get(aid)
             if v is None:
                 v = self.value[aid] = hash(("storage", aid))
             return (v, tuple(a.sizes), tuple(a.strides), a.dtype)
         if isinstance(a, list):
-            return tuple(self.arg(x) for x in a)
+            return tuple(self.arg(x, written) for x in a)
         try:
             hash(a)
         except TypeError:
@@ -116,33 +138,45 @@ class _Numbering:
             elif isinstance(a, list):
                 yield from self.tensors(a)
 
-    def note_view(self, name: str, args, concrete) -> None:
-        if name not in _OFFSET_VIEWS or not args or not isinstance(args[0], self._tensor_type):
+    def note_view(self, args, concrete) -> None:
+        """Where an ``as_strided`` (what select, slice, narrow, expand, transpose... come down to) puts its
+        view: its sizes, strides and storage offset are its Concrete Inputs; no offset keeps the input's."""
+        parsed = _view_args(concrete)
+        if parsed is None or not args or not isinstance(args[0], self._tensor_type) or args[0].allocation_id is None:
             return
-        aid = args[0].allocation_id
-        if aid is None:
-            return
-        seen = self.view_args.setdefault(aid, set())
-        seen.add((tuple(None if isinstance(a, self._tensor_type) else self.arg(a) for a in args[1:]), concrete))
-        if len(seen) > 1 or name in _MANY_OFFSETS:
-            self.ambiguous.add(aid)
+        src = args[0]
+        sizes, strides, offset = parsed
+        if offset is None:
+            offset_set = self.offsets.get((src.allocation_id, tuple(src.sizes), tuple(src.strides)), {"base"})
+        else:
+            offset_set = {offset}
+        seen = self.offsets.setdefault((src.allocation_id, sizes, strides), set())
+        seen |= offset_set
+        if len(seen) > 1:
+            self.ambiguous.add(src.allocation_id)
 
     # -- the walk ---------------------------------------------------------------------------------------
-    def node(self, node, owner: list, top: bool, in_view: bool) -> object:
+    def node(self, node, owner: list, top: bool) -> object:
         """The node's contribution to its parent's signature; records the outermost aten ops. ``owner`` is
-        [the value its allocations derive from, how many it made]: the innermost op's inputs, or a fresh
-        value for random, uninitialised and opaque ops."""
+        [the value its allocations derive from, how many it made, whether it is empty-like]: the innermost
+        op's inputs, or a fresh value for random and opaque ops. An op's allocations still unwritten when it
+        ends are its results (a kernel filled them): their value derives from its signature."""
         ef = node.extra_fields
         if isinstance(ef, self._alloc_type):
             aid, size = ef.allocation_id, int(ef.alloc_size)
             if aid is not None and size > 0:
                 self.value[aid] = hash((owner[0], "out", owner[1]))
                 owner[1] += 1
+                self.allocs.append(aid)
+                if owner[2]:
+                    self.uninit.add(aid)
+                else:
+                    self.uninit.discard(aid)
                 if self.current >= 0:
                     self.producer[aid] = self.current
             return ("alloc", max(size, 0))
         if not isinstance(ef, self._op_type):   # a Python call or user scope: see through
-            return tuple(self.node(c, owner, top, in_view) for c in node.children)
+            return tuple(self.node(c, owner, top) for c in node.children)
         self.ops += 1
         if self.ops > MAX_OPS:
             raise _Budget
@@ -150,21 +184,29 @@ class _Numbering:
         args = list(ef.inputs)
         concrete = self.concrete.get(node.correlation_id)
         aten = name.startswith("aten::")
-        if not in_view:
-            self.note_view(name, args, concrete)
-        key = (name, overload, tuple(self.arg(a) for a in args), concrete)   # before the op changes anything
         opaque = not aten and any(True for _ in self.tensors(args))   # a custom op or collective
+        written = args if opaque or name in _FRESH_INPUTS else _written(name, overload, args) if aten else []
+        wrote = set(self.tensors(written))
+        # read before the op changes anything
+        key = (name, overload, tuple(self.arg(a, wrote) for a in args), concrete)
         unknown = opaque or bool(_RANDOM_OR_UNSET.match(name))
-        here = [self.fresh() if unknown else hash(key), 0]
-        view = name in _OFFSET_VIEWS
+        here = [self.fresh() if unknown else hash(key), 0, name in _UNINITIALISED]
+        mark = len(self.allocs)
         outermost = aten and top
         if outermost:
             self.current = len(self.calls)
             self.calls.append([node.correlation_id, 0])
-        kids = tuple(self.node(c, here, top and not aten, in_view or view) for c in node.children)
+        kids = tuple(self.node(c, here, top and not aten) for c in node.children)
+        if name == "aten::as_strided":
+            self.note_view(args, concrete)
         sig = (self.fresh() if unknown else hash((key, kids))) or 1
-        written = args if opaque or name in _FRESH_INPUTS else _written(name, overload, args) if aten else []
+        if aten and name not in _UNINITIALISED:   # (a scope's or a compiled region's buffers stay unknown)
+            for k, aid in enumerate(self.allocs[mark:]):
+                if aid in self.uninit:
+                    self.uninit.discard(aid)
+                    self.value[aid] = hash((sig, "out", k))
         for k, aid in enumerate(self.tensors(written)):
+            self.uninit.discard(aid)
             self.value[aid] = self.fresh() if unknown else hash((sig, "wrote", k))
             made_by = self.producer.get(aid, -1)
             if made_by >= 0 and made_by != self.current:   # a later call writes this call's result:
@@ -196,7 +238,8 @@ def value_numbers(prof, events: pd.DataFrame) -> tuple[np.ndarray, dict]:
     status = "complete"
     try:
         for r in roots:
-            num.node(r, [num.fresh(), 0], True, False)
+            num.node(r, [num.fresh(), 0, False], True)
+            num.allocs.clear()
     except _Budget:
         status = f"partial: the first {MAX_OPS:,} ops (MAX_OPS) numbered, later calls have no signature"
     row = pd.Series(ops, index=ids)

@@ -235,13 +235,20 @@ def test_a_loop_invariant_inverse_is_recomputed_work():
     torch = pytest.importorskip("torch")
     a = torch.randn(256, 256) + 256 * torch.eye(256)
     xs = torch.randn(8, 256, 16)
+    mats = a + torch.randn(8, 256, 256)
 
     def loop():
         return [torch.linalg.inv(a) @ x for x in xs]   # the same inverse, once per x
 
-    (f,) = found(_profile_torch(loop), "redundant_recompute")
-    assert f.category == "redundant" and "recomputed 8 times with identical shapes" in f.title
-    assert 0 < f.est_gain_pct <= 100
+    def new_matrices():
+        return [torch.linalg.inv(m) @ x for m, x in zip(mats, xs)]   # a new matrix each time
+
+    prof = _profile_torch(loop)
+    (f,) = found(prof, "recomputed_values")   # torch's calls carry value signatures: judged by values
+    assert f.category == "redundant" and "aten::linalg_inv recomputed" in f.title and "8 calls where 1" in f.title
+    assert 0 < f.est_gain_pct <= 100 and found(prof, "redundant_recompute") == []
+    other = _profile_torch(new_matrices)
+    assert found(other, "recomputed_values") == [] and found(other, "redundant_recompute") == []
 
 
 INVERSES = """

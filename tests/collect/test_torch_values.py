@@ -54,18 +54,21 @@ def test_the_same_work_on_the_same_values_shares_a_signature():
 def test_different_values_never_share_one():
     torch.manual_seed(0)
     x = torch.randn(32, 32)
+    cube = torch.randn(6, 32, 32)
     a = np.ones((32, 32), np.float32)
 
     def varied():
         for i in range(6):
             torch.tanh(x[i] * 2)              # rows: one storage at six offsets
+            torch.exp(cube[i].t() @ x)        # views of those views keep the row's offset
+            torch.sin(cube[i].reshape(-1))
             torch.tanh(torch.roll(x, i))      # int lists (the shifts) from the trace's Concrete Inputs
             torch.tanh(torch.randn(32, 32))   # random draws
             a[0, 0] = i                       # numpy changes the array; torch cannot see it
             torch.tanh(torch.from_numpy(a))   # Python data: lift_fresh makes it fresh
 
     rep = repeats(collect(varied))
-    assert rep.get("aten::tanh", 1) == 1 and rep.get("aten::mul", 1) == 1, rep
+    assert all(rep.get(op, 1) == 1 for op in ("aten::tanh", "aten::mul", "aten::exp", "aten::matmul", "aten::sin")), rep
 
 
 def test_training_updates_the_weights_so_nothing_repeats():

@@ -349,9 +349,12 @@ def layout_copies(ctx, th):
 
 def redundant_recompute(ctx, th):
     """Expensive functions of constants (inverses, decompositions, masks, position tables) recomputed
-    with identical shapes every iteration: hoist them out of the loop. Gain: replay with all calls
+    with identical shapes every iteration: hoist them out of the loop. Where calls have value signatures
+    (torch_values), recomputed_values judges them from their values instead. Gain: replay with all calls
     but one removed (upper bound: the inputs must not change between calls)."""
     flag = ctx.flag(CONSTANT_CANDIDATE_RE) & ctx.is_host
+    if "value_sig" in ctx.events:   # calls with value signatures: recomputed_values knows, no need to guess
+        flag &= ~ancestor_flag(ctx, ctx.events["value_sig"].to_numpy() != 0)
     rows = np.flatnonzero(flag)
     if not len(rows):
         return

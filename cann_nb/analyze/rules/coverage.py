@@ -16,11 +16,13 @@ NEED_TEXT = {
     "steps": "two or more recorded steps",
     "device": "device tasks (a GPU/NPU run)",
     "ascend": "Ascend task details (core type, block dim, PMU)",
+    "values": "value signatures of calls (torch's recorded inputs and allocations, collect/torch_values.py)",
 }
 ENABLE = {
     "shapes": "--shapes (the default; Profiler(shapes=True); PROFILER_MODE=detailed)",
     "memory": "--memory (the default; Profiler(memory=True))",
     "steps": "--repeat N, or cann_nb.step() at the top of each iteration",
+    "values": "--shapes and --memory (the defaults) under the torch collector",
 }
 
 
@@ -37,6 +39,7 @@ def available(profile) -> dict[str, bool]:
         "steps": bool(len(ctx.steps) >= 2),
         "device": bool(len(ctx.accel_devices)),
         "ascend": "core_type" in ev.columns,
+        "values": bool("value_sig" in ev.columns and (ev["value_sig"].to_numpy() != 0).any()),
     }
 
 
@@ -50,7 +53,7 @@ def _enable(profile, need: str):
     if need == "shapes":
         # the Python tracer (numpy, pure Python) records no shapes; an imported trace is what it is
         return ENABLE[need] if _collector_ran(profile, "torch") else None
-    if need == "memory":
+    if need in ("memory", "values"):
         return ENABLE[need] if _collector_ran(profile, "torch") else None
     return ENABLE.get(need)
 

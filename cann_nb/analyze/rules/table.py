@@ -9,7 +9,7 @@ from __future__ import annotations
 from . import (arrays, autograd, buffers, builtin_calls, call_sites, compute, containers, contractions,
                convolution, device, discarded, exact, frameworks, gradients, growth, host, inplace_writes,
                library_loops, library_warnings, lines, linalg, memo, memory, prefix, processes, redundant, regex,
-               repeats, roofline, selection, sparse, structured, sweeps, waits)
+               repeats, roofline, same_values, selection, sparse, structured, sweeps, waits)
 from .base import METHOD_CP, METHOD_HEADROOM, Rule
 
 US, MS = 1_000, 1_000_000
@@ -143,6 +143,12 @@ RULES: tuple[Rule, ...] = (
     Rule("redundant_recompute", "redundant", "Constant work recomputed per iteration", compute.redundant_recompute,
          {"min_count": 3, "min_pct": 5.0}, "cann_nb (loop-invariant code motion); HTA frequent sequences",
          METHOD_CP),
+    Rule("recomputed_values", "redundant", "Ops recomputed on values they already had (value numbering)",
+         same_values.recomputed_values, {"min_pct": 5.0},
+         "compilers' common-subexpression elimination / loop-invariant code motion (value numbering: same "
+         "op on the same values computes the same result); torch.profiler's recorded inputs (allocation ids, "
+         "sizes, strides, dtypes, Concrete Inputs) and allocations, collect/torch_values.py", METHOD_CP,
+         ("values",)),
     Rule("rebuilt_per_call", "redundant", "A layer or model constructed inside the repeated step",
          redundant.rebuilt_per_call, {"min_count": 3, "min_pct": 5.0},
          "PyTorch forums 'model re-created in forward / every call' (weights random each call); nn.Parameter "

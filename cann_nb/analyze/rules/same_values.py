@@ -1,0 +1,122 @@
+"""``recomputed_values``: ops run again on inputs holding values they already had -- a fixed catalogue
+re-encoded for every query, a mask or position table rebuilt in every layer, a weight's transform inside
+the loop. It reads the calls' value signatures (collect/torch_values.py: value numbering over torch's
+recorded inputs), not names or durations, so it needs no list of "constant" ops and no fitted threshold.
+
+Which calls are removable: a signature seen ``c`` times where the work around it ran fewer times is
+repeated needlessly. Around it means the calls between its first and last occurrence: their smallest
+count ``r`` is how often the surrounding code itself ran on unchanged values (a timing loop
+``for _ in range(5): model(x)`` repeats everything 5 times: r = c, nothing to remove; a per-query loop
+repeats the catalogue's encoding 60 times while each query's own work runs once: r = 1, 59 removable).
+Repeats across recorded steps (``--repeat``, ``cann_nb.step()``) are by design and not counted.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ... import formatting as F
+from ..steps import steps as recorded_steps
+from .base import METHOD_CP, covered_ns, make_finding, pct, top_names
+from .compute import _factor_gain
+
+I64 = np.int64
+
+
+def _range_min(values: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """min(values[lo[i] : hi[i] + 1]) for every i: a sparse table, O(n log n) once, O(1) per query."""
+    table = [values]
+    k = 1
+    while 2 * k <= len(values):
+        prev = table[-1]
+        table.append(np.minimum(prev[:-k], prev[k:]))
+        k *= 2
+    width = hi - lo + 1
+    level = np.floor(np.log2(width)).astype(I64)
+    out = np.empty(len(lo), dtype=values.dtype)
+    for j in np.unique(level):
+        sel = level == j
+        t = table[j]
+        out[sel] = np.minimum(t[lo[sel]], t[hi[sel] - (1 << j) + 1])
+    return out
+
+
+def removable_calls(ctx) -> pd.DataFrame:
+    """One row per numbered call that repeats values its surroundings did not: ``row``, ``sig``, ``calls``
+    (of that signature), ``kept`` (r: how often the code around it ran) -- the later ``calls - kept``
+    occurrences are the removable ones (``removable`` True)."""
+    empty = pd.DataFrame({"row": np.zeros(0, I64), "sig": np.zeros(0, I64), "calls": np.zeros(0, I64),
+                          "kept": np.zeros(0, I64), "removable": np.zeros(0, bool)})
+    if "value_sig" not in ctx.events or not ctx.n:
+        return empty
+    sig = ctx.events["value_sig"].to_numpy()
+    rows = np.flatnonzero((sig != 0) & ctx.is_host)
+    if len(rows) < 2:
+        return empty
+    rows = rows[np.argsort(ctx.start[rows], kind="stable")]
+    st = recorded_steps(ctx.profile, infer=False)
+    step = np.full(len(rows), -1, dtype=I64)
+    if len(st) >= 2:
+        k = np.searchsorted(st["start_ns"].to_numpy(), ctx.start[rows], side="right") - 1
+        inside = (k >= 0) & (ctx.start[rows] < st["end_ns"].to_numpy()[np.maximum(k, 0)])
+        step = np.where(inside, k, -1)
+    key = pd.MultiIndex.from_arrays([step, sig[rows]]).factorize()[0] if len(st) >= 2 else \
+        pd.factorize(sig[rows])[0]
+    count = np.bincount(key)
+    pos = np.arange(len(rows))
+    first = np.full(len(count), len(rows), dtype=I64)
+    last = np.full(len(count), -1, dtype=I64)
+    np.minimum.at(first, key, pos)
+    np.maximum.at(last, key, pos)
+    rep = np.flatnonzero(count >= 2)
+    if not len(rep):
+        return empty
+    kept = np.ones(len(count), dtype=I64)
+    kept[rep] = _range_min(count[key], first[rep], last[rep])
+    keys = key
+    rank = pd.Series(pos).groupby(keys).cumcount().to_numpy()
+    out = pd.DataFrame({"row": rows, "sig": sig[rows], "calls": count[keys], "kept": kept[keys],
+                        "removable": rank >= kept[keys]})
+    return out[out["calls"] > out["kept"]].reset_index(drop=True)
+
+
+def recomputed_values(ctx, th):
+    """Calls computing again what an earlier call computed from the same values. Gain: replay with the
+    removable calls (and their device work) gone: reuse the first result."""
+    calls = removable_calls(ctx)
+    gone = calls.loc[calls["removable"], "row"].to_numpy()
+    if not len(gone):
+        return
+    t = covered_ns(ctx, gone)
+    if pct(t, ctx.wall) < th["min_pct"]:
+        return
+    factor = np.ones(ctx.n)
+    factor[gone] = 0.0
+    gain, conf = _factor_gain(ctx, gone, factor)
+    names = ctx.names(calls["row"].to_numpy()).astype(str)
+    at = calls["row"].to_numpy()
+    calls = calls.assign(name=names, removable_ns=np.where(calls["removable"], ctx.dur[at], 0),
+                         shapes=ctx.events["shapes"].astype(str).to_numpy()[at])
+    g = (calls.groupby("sig", sort=False)
+         .agg(name=("name", "first"), shapes=("shapes", "first"), calls=("calls", "first"), kept=("kept", "first"),
+              removable_ns=("removable_ns", "sum"))
+         .sort_values("removable_ns", ascending=False))
+    g["removable"] = g["calls"] - g["kept"]
+    top = g.iloc[0]
+    title = (f"{top['name']} recomputed on values it already had: {int(top['calls'])} calls where "
+             f"{int(top['kept'])} would do; {int(len(gone))} removable calls take {F.ns(t)} "
+             f"({pct(t, ctx.wall):.0f}% of end-to-end)")
+    numbering = {k: v for k, v in ((ctx.meta.get("collectors") or {}).get("torch") or {}).items()
+                 if k == "value_numbering"}
+    yield make_finding(
+        ctx, "recomputed_values", "redundant", title,
+        evidence={"removable_calls": int(len(gone)), "time_ns": t, **numbering,
+                  "groups": g.head(10).reset_index(drop=True).to_dict("records")},
+        ops=top_names(ctx, gone, 3),
+        suggestion=("These calls get inputs holding the same values as earlier calls and so compute the same "
+                    "result again: compute it once and reuse it -- hoist it out of the loop, precompute a fixed "
+                    "catalogue's embeddings, build masks and position tables once (register_buffer), cache "
+                    "what a function derives from its weights (functools.lru_cache on a key you control)."),
+        gain_ns=gain, method=METHOD_CP + " (the removable calls gone: the first result reused)",
+        confidence=conf * 0.8, rows=gone, affected_ns=t)

@@ -1,0 +1,110 @@
+"""recomputed_values (analyze/rules/same_values.py) on real torch.profiler runs with the default options:
+work repeated on unchanged values is found with the calls a reuse removes; loops whose repeats are
+the surrounding code's own (a timing loop, recorded steps) and loops over new values are left alone."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from cann_nb.analyze import findings  # noqa: E402
+from cann_nb.analyze.rules.same_values import _range_min  # noqa: E402
+from cann_nb.collect.base import CollectOptions  # noqa: E402
+from cann_nb.collect.session import CollectionSession  # noqa: E402
+
+
+def profile(fn, steps: int = 0):
+    fn()   # warm-up
+    sess = CollectionSession("values", ("torch",), CollectOptions())
+    sess.start()
+    try:
+        if steps:
+            for _ in range(steps):
+                sess.mark_step()
+                fn()
+        else:
+            fn()
+    finally:
+        sess.stop()
+    return sess.finish()
+
+
+def found(prof):
+    errors = []
+    fs = findings(prof, errors=errors)
+    assert not errors
+    return [f for f in fs if f.rule == "recomputed_values"]
+
+
+torch.manual_seed(0)
+CATALOGUE, W = torch.randn(2000, 256), torch.randn(256, 256) / 16
+QUERIES = torch.randn(12, 256)
+
+
+def encode(x):
+    return torch.nn.functional.normalize(torch.tanh(x @ W), dim=-1)
+
+
+def per_query():
+    return [int((encode(CATALOGUE) @ encode(q[None])[0]).argmax()) for q in QUERIES]
+
+
+def encoded_once():
+    emb = encode(CATALOGUE)
+    return [int((emb @ encode(q[None])[0]).argmax()) for q in QUERIES]
+
+
+def test_a_catalogue_encoded_for_every_query_is_found_and_encoded_once_is_not():
+    (f,) = found(profile(per_query))
+    assert f.category == "redundant" and f.title.startswith("aten::matmul recomputed on values it already had")
+    assert "12 calls where 1 would do" in f.title
+    top = f.evidence["groups"][0]
+    assert top["calls"] == 12 and top["kept"] == 1 and top["removable"] == 11
+    assert f.evidence["value_numbering"]["status"] == "complete"
+    assert 50 < f.est_gain_pct <= 100     # the catalogue's encoding is nearly all the work
+    assert found(profile(encoded_once)) == []
+
+
+def test_repeats_of_the_whole_loop_are_the_loops_own():
+    model = torch.nn.Sequential(torch.nn.Linear(256, 512), torch.nn.GELU(), torch.nn.Linear(512, 256))
+    x = torch.randn(64, 256)
+
+    def timing_loop():
+        with torch.no_grad():
+            for _ in range(6):
+                model(x)
+
+    assert found(profile(timing_loop)) == []
+    # the same thing once per recorded step: repeated by design, not counted across steps
+    assert found(profile(lambda: model(x).sum(), steps=6)) == []
+
+
+def test_a_mask_rebuilt_in_every_layer_counts_once_per_forward():
+    layers = [torch.nn.Linear(64, 64) for _ in range(4)]
+    x = torch.randn(1, 64)
+
+    def forward():
+        h = x
+        for lin in layers:   # the same causal mask built again in each layer
+            mask = torch.triu(torch.ones(1500, 1500), diagonal=1).bool()
+            h = lin(h) + mask[:1, :64].float().sum()
+        return h
+
+    def twice():
+        with torch.no_grad():
+            for _ in range(3):
+                forward()
+
+    (f,) = found(profile(twice))
+    triu = [g for g in f.evidence["groups"] if g["name"] == "aten::triu"]
+    assert triu and triu[0]["calls"] == 12 and triu[0]["kept"] == 3   # 4 layers x 3 forwards, once per forward
+
+
+def test_range_min_matches_a_direct_minimum():
+    rng = np.random.default_rng(1)
+    v = rng.integers(0, 100, 257)
+    lo = rng.integers(0, 257, 500)
+    hi = np.minimum(lo + rng.integers(0, 257, 500), 256)
+    assert (_range_min(v, lo, hi) == [v[a:b + 1].min() for a, b in zip(lo, hi)]).all()
