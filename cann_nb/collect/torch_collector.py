@@ -242,7 +242,9 @@ class TorchCollector(Collector):
             meta["overhead"].update(probe)
         meta["budget"] = self._budget_meta(events, shapes, dropped)
         if "value_numbering" in prof.meta:
-            meta["value_numbering"] = prof.meta["value_numbering"]
+            from .torch_values import counts
+
+            meta["value_numbering"] = {**prof.meta["value_numbering"], **counts(events)}
         if self._guard is not None and self._guard.sampler is not None:
             meta["call_sites"] = self._guard.sampler.meta(_budget.POLL_S)
         return Collected(events=events, memory=memory, counters=prof.counters, meta=meta,
@@ -376,8 +378,8 @@ def read_torch_trace(prof, t0_ns: int, python_functions: bool, name: str, values
     """The Profile of a stopped torch.profiler run: torch's C++ Chrome-trace export to a temporary file,
     torch's results freed (so the conversion reuses their memory instead of adding to it), then the file
     read by read_kineto, which streams it into columns. With ``values`` the results are freed only after
-    the reading, for the value signatures of the calls (torch_values: the events' ``value_sig``), which
-    need both; the conversion then adds to torch's results (the budget's CONVERSION_FACTOR).
+    the reading: the calls' value signatures (torch_values: the events' ``value_sig``, ``value_kind``)
+    need both, and the conversion adds to torch's results (the budget's CONVERSION_FACTOR).
     ``prof`` is unusable afterwards."""
     from ..ingest.kineto import read_kineto
 
@@ -395,10 +397,11 @@ def read_torch_trace(prof, t0_ns: int, python_functions: bool, name: str, values
         from .torch_values import value_numbers
 
         try:
-            sig, out.meta["value_numbering"] = value_numbers(prof, out.events)
+            cols, out.meta["value_numbering"] = value_numbers(prof, out.events)
         finally:
             release_results(prof)
-        out.events["value_sig"] = sig
+        for name in cols:
+            out.events[name] = cols[name].to_numpy()
     return out
 
 

@@ -39,6 +39,8 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
+from ..model import VALUE_CONSTANT as CONSTANT, VALUE_DATA as DATA, VALUE_NEW as NEW
+
 MAX_OPS = 300_000   # torch op events walked (children included); later calls get no signature
 
 _RANDOM_OR_UNSET = re.compile(
@@ -95,11 +97,15 @@ class _Numbering:
         self.ambiguous: set[int] = set()         # storages viewed at several offsets in one shape
         self._fresh = itertools.count(1)
         self.ops = 0
-        self.calls: list[list] = []              # [correlation id, signature] of the outermost aten ops
+        self.calls: list[list] = []              # [correlation id, signature, kind] of the outermost aten ops
         self.producer: dict[int, int] = {}       # allocation_id -> the call (index in calls) that made it
         self.current = -1                        # the outermost aten op being walked (index in calls)
         self.uninit: set[int] = set()            # storages an empty-like op made that no op has written yet
         self.allocs: list[int] = []              # storages allocated under the root being walked
+        self.constant: set[int] = set()          # values computed from literals alone (no data)
+        self.entered: set[int] = set()           # values new data brought in (random draws, Python data)
+        self.reads_new = False                   # the arguments just read: new data among them?
+        self.reads_data = False                  # ... anything but constants?
 
     def fresh(self) -> int:
         return hash(("fresh", next(self._fresh)))
@@ -110,17 +116,16 @@ class _Numbering:
         op writes it (its old contents do not matter) and as unknown where the op reads it."""
         if isinstance(a, self._tensor_type):
             aid = a.allocation_id
-            if aid is None:
-                return self.fresh()
-            if aid in self.ambiguous:   # x[i] and x[j] would look alike: known only by a single offset
-                seen = self.offsets.get((aid, tuple(a.sizes), tuple(a.strides)))
-                if seen is None or len(seen) > 1:
-                    return self.fresh()
-            if aid in self.uninit:
-                return ("uninit", tuple(a.sizes), tuple(a.strides), a.dtype) if aid in written else self.fresh()
-            v = self.value.get(aid)
+            if aid in self.uninit and aid in written:
+                return ("uninit", tuple(a.sizes), tuple(a.strides), a.dtype)
+            v = self._value(a)
             if v is None:
-                v = self.value[aid] = hash(("storage", aid))
+                self.reads_new = self.reads_data = True
+                return self.fresh()
+            if v in self.entered:   # its first reader brings it in
+                self.entered.discard(v)
+                self.reads_new = True
+            self.reads_data |= v not in self.constant
             return (v, tuple(a.sizes), tuple(a.strides), a.dtype)
         if isinstance(a, list):
             return tuple(self.arg(x, written) for x in a)
@@ -129,6 +134,23 @@ class _Numbering:
         except TypeError:
             return repr(a)
         return a
+
+    def _value(self, a) -> int | None:
+        """The value a tensor argument holds, or None where it is not known (no storage, a row of a storage
+        seen at several offsets, memory no op wrote). A storage from before the profile is new data the
+        first time it is read (``entered`` until then)."""
+        aid = a.allocation_id
+        if aid is None or aid in self.uninit:
+            return None
+        if aid in self.ambiguous:   # x[i] and x[j] would look alike: known only by a single offset
+            seen = self.offsets.get((aid, tuple(a.sizes), tuple(a.strides)))
+            if seen is None or len(seen) > 1:
+                return None
+        v = self.value.get(aid)
+        if v is None:
+            v = self.value[aid] = hash(("storage", aid))
+            self.entered.add(v)
+        return v
 
     def tensors(self, args):
         for a in args:
@@ -187,15 +209,17 @@ class _Numbering:
         opaque = not aten and any(True for _ in self.tensors(args))   # a custom op or collective
         written = args if opaque or name in _FRESH_INPUTS else _written(name, overload, args) if aten else []
         wrote = set(self.tensors(written))
+        self.reads_new = self.reads_data = False
         # read before the op changes anything
         key = (name, overload, tuple(self.arg(a, wrote) for a in args), concrete)
         unknown = opaque or bool(_RANDOM_OR_UNSET.match(name))
+        kind = NEW if unknown or self.reads_new else DATA if self.reads_data else CONSTANT
         here = [self.fresh() if unknown else hash(key), 0, name in _UNINITIALISED]
         mark = len(self.allocs)
         outermost = aten and top
         if outermost:
             self.current = len(self.calls)
-            self.calls.append([node.correlation_id, 0])
+            self.calls.append([node.correlation_id, 0, kind])
         kids = tuple(self.node(c, here, top and not aten) for c in node.children)
         if name == "aten::as_strided":
             self.note_view(args, concrete)
@@ -211,6 +235,10 @@ class _Numbering:
             made_by = self.producer.get(aid, -1)
             if made_by >= 0 and made_by != self.current:   # a later call writes this call's result:
                 self.calls[made_by][1] = None               # reusing it would need a copy, no signature
+        if unknown or (outermost and kind == CONSTANT):     # what it made is new data, or a constant
+            made = {self.value[aid] for aid in itertools.chain(self.allocs[mark:], self.tensors(written))
+                    if aid in self.value}
+            (self.entered if unknown else self.constant).update(made)
         if outermost:
             if self.calls[self.current][1] is not None:
                 self.calls[self.current][1] = sig
@@ -218,11 +246,12 @@ class _Numbering:
         return sig
 
 
-def value_numbers(prof, events: pd.DataFrame) -> tuple[np.ndarray, dict]:
-    """(value_sig, meta) of a stopped torch.profiler run whose results are still held and the events read
-    from its trace: ``value_sig`` is int64 per event row, the signature of each outermost aten op's call
-    (0 elsewhere or unknown). Tree and trace meet on torch's correlation id, the trace's "External id"."""
-    out = np.zeros(len(events), np.int64)
+def value_numbers(prof, events: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
+    """(columns, meta) of a stopped torch.profiler run whose results are still held and the events read
+    from its trace: per event row ``value_sig`` (int64), the signature of each outermost aten op's call
+    (0 elsewhere or unknown), and ``value_kind`` (int8: UNKNOWN, CONSTANT, DATA, NEW). Tree and trace meet
+    on torch's correlation id, the trace's "External id"."""
+    out = pd.DataFrame({"value_sig": np.zeros(len(events), np.int64), "value_kind": np.zeros(len(events), np.int8)})
     results = getattr(getattr(prof, "profiler", None), "kineto_results", None)
     if results is None or not hasattr(results, "experimental_event_tree"):
         return out, {"status": "unavailable: this torch keeps no event tree"}
@@ -246,9 +275,22 @@ def value_numbers(prof, events: pd.DataFrame) -> tuple[np.ndarray, dict]:
     row = row[~row.index.duplicated(keep=False)]
     calls = [c for c in num.calls if c[1]]
     if calls:
-        cid, sig = (np.asarray(v, np.int64) for v in zip(*calls))
+        cid, sig, kind = (np.asarray(v, np.int64) for v in zip(*calls))
         found = row.reindex(cid).to_numpy()
         keep = ~np.isnan(found)
-        out[found[keep].astype(np.int64)] = sig[keep]
-    return out, {"status": status, "ops_walked": min(num.ops, MAX_OPS), "calls_numbered": int((out != 0).sum()),
+        at = found[keep].astype(np.int64)
+        out.loc[at, "value_sig"] = sig[keep]
+        out.loc[at, "value_kind"] = kind[keep].astype(np.int8)
+    return out, {"status": status, "ops_walked": min(num.ops, MAX_OPS),
                  "storages_viewed_at_several_offsets": len(num.ambiguous)}
+
+
+def counts(events: pd.DataFrame) -> dict:
+    """How many calls of ``events`` have a signature, by the kind of their inputs (for the meta)."""
+    if "value_sig" not in events:
+        return {}
+    numbered = events["value_sig"].to_numpy() != 0
+    kinds = events["value_kind"].to_numpy()[numbered]
+    return {"calls_numbered": int(numbered.sum()),
+            "calls_by_kind": {n: int((kinds == k).sum()) for n, k in
+                              (("constant", CONSTANT), ("data", DATA), ("new", NEW))}}

@@ -58,10 +58,10 @@ def encoded_once():
 
 def test_a_catalogue_encoded_for_every_query_is_found_and_encoded_once_is_not():
     (f,) = found(profile(per_query))
-    assert f.category == "redundant" and f.title.startswith("aten::matmul recomputed on values it already had")
-    assert "12 calls where 1 would do" in f.title
-    top = f.evidence["groups"][0]
-    assert top["calls"] == 12 and top["kept"] == 1 and top["removable"] == 11
+    assert f.category == "redundant" and "recomputed on values it already had: 12 calls where 1 would do" in f.title
+    groups = {g["name"]: g for g in f.evidence["groups"]}
+    for op in ("aten::matmul", "aten::tanh"):   # the catalogue's encoding; each query's own work runs once
+        assert (groups[op]["calls"], groups[op]["kept"], groups[op]["removable"]) == (12, 1, 11)
     assert f.evidence["value_numbering"]["status"] == "complete"
     assert 50 < f.est_gain_pct <= 100     # the catalogue's encoding is nearly all the work
     assert found(profile(encoded_once)) == []
@@ -76,12 +76,18 @@ def test_repeats_of_the_whole_loop_are_the_loops_own():
             for _ in range(6):
                 model(x)
 
-    assert found(profile(timing_loop)) == []
+    def accumulating_loop():
+        acc = torch.zeros(64, 256)
+        with torch.no_grad():
+            for _ in range(6):
+                acc += model(x)   # the accumulator differs each time; no new data enters the loop
+
+    assert found(profile(timing_loop)) == [] and found(profile(accumulating_loop)) == []
     # the same thing once per recorded step: repeated by design, not counted across steps
     assert found(profile(lambda: model(x).sum(), steps=6)) == []
 
 
-def test_a_mask_rebuilt_in_every_layer_counts_once_per_forward():
+def test_a_mask_rebuilt_in_every_layer_is_needed_once():
     layers = [torch.nn.Linear(64, 64) for _ in range(4)]
     x = torch.randn(1, 64)
 
@@ -99,7 +105,8 @@ def test_a_mask_rebuilt_in_every_layer_counts_once_per_forward():
 
     (f,) = found(profile(twice))
     triu = [g for g in f.evidence["groups"] if g["name"] == "aten::triu"]
-    assert triu and triu[0]["calls"] == 12 and triu[0]["kept"] == 3   # 4 layers x 3 forwards, once per forward
+    assert triu and triu[0]["calls"] == 12 and triu[0]["kept"] == 1   # built from literals: once is enough
+    assert not any(g["name"] == "aten::linear" for g in f.evidence["groups"])   # the forwards are the loop's
 
 
 def test_range_min_matches_a_direct_minimum():

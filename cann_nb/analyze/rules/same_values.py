@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ... import formatting as F
+from ...model import VALUE_CONSTANT as CONSTANT, VALUE_NEW as NEW
 from ..steps import steps as recorded_steps
 from .base import METHOD_CP, covered_ns, make_finding, pct, top_names
 from .compute import _factor_gain
@@ -43,41 +44,49 @@ def _range_min(values: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray
 
 
 def removable_calls(ctx) -> pd.DataFrame:
-    """One row per numbered call that repeats values its surroundings did not: ``row``, ``sig``, ``calls``
-    (of that signature), ``kept`` (r: how often the code around it ran) -- the later ``calls - kept``
-    occurrences are the removable ones (``removable`` True)."""
+    """One row per numbered call whose signature repeats needlessly: ``row``, ``sig``, ``calls`` (of that
+    signature), ``kept`` (how many a reuse keeps), ``constant`` (computed from literals alone) -- the
+    occurrences after the first ``kept`` are the removable ones (``removable`` True)."""
     empty = pd.DataFrame({"row": np.zeros(0, I64), "sig": np.zeros(0, I64), "calls": np.zeros(0, I64),
-                          "kept": np.zeros(0, I64), "removable": np.zeros(0, bool)})
-    if "value_sig" not in ctx.events or not ctx.n:
+                          "kept": np.zeros(0, I64), "constant": np.zeros(0, bool), "removable": np.zeros(0, bool)})
+    if "value_sig" not in ctx.events or "value_kind" not in ctx.events or not ctx.n:
         return empty
     sig = ctx.events["value_sig"].to_numpy()
     rows = np.flatnonzero((sig != 0) & ctx.is_host)
     if len(rows) < 2:
         return empty
     rows = rows[np.argsort(ctx.start[rows], kind="stable")]
+    kind = ctx.events["value_kind"].to_numpy()[rows]
     st = recorded_steps(ctx.profile, infer=False)
     step = np.full(len(rows), -1, dtype=I64)
-    if len(st) >= 2:
+    if len(st) >= 2:   # repeats across the user's own steps are by design: a data signature counts per step
         k = np.searchsorted(st["start_ns"].to_numpy(), ctx.start[rows], side="right") - 1
         inside = (k >= 0) & (ctx.start[rows] < st["end_ns"].to_numpy()[np.maximum(k, 0)])
-        step = np.where(inside, k, -1)
-    key = pd.MultiIndex.from_arrays([step, sig[rows]]).factorize()[0] if len(st) >= 2 else \
-        pd.factorize(sig[rows])[0]
+        step = np.where(inside & (kind != CONSTANT), k, -1)
+    key = pd.MultiIndex.from_arrays([step, sig[rows]]).factorize()[0]
     count = np.bincount(key)
+    if count.max() < 2:
+        return empty
     pos = np.arange(len(rows))
     first = np.full(len(count), len(rows), dtype=I64)
     last = np.full(len(count), -1, dtype=I64)
     np.minimum.at(first, key, pos)
     np.maximum.at(last, key, pos)
-    rep = np.flatnonzero(count >= 2)
-    if not len(rep):
-        return empty
-    kept = np.ones(len(count), dtype=I64)
-    kept[rep] = _range_min(count[key], first[rep], last[rep])
-    keys = key
-    rank = pd.Series(pos).groupby(keys).cumcount().to_numpy()
-    out = pd.DataFrame({"row": rows, "sig": sig[rows], "calls": count[keys], "kept": kept[keys],
-                        "removable": rank >= kept[keys]})
+    constant = np.zeros(len(count), dtype=bool)
+    constant[key[kind == CONSTANT]] = True
+    # how often the code around a signature ran on new data: the least count among the calls between its
+    # first and last that read data just entered; none there: the loop repeats its own inputs (a timing
+    # loop), every repeat is the loop's
+    never = np.iinfo(I64).max
+    kept = count.copy()
+    data = np.flatnonzero((count >= 2) & ~constant)
+    if len(data):
+        around = _range_min(np.where(kind == NEW, count[key], never), first[data], last[data])
+        kept[data] = np.where(around < never, np.minimum(around, count[data]), count[data])
+    kept[constant] = 1   # computed from literals alone: once is enough, wherever it runs
+    rank = pd.Series(pos).groupby(key).cumcount().to_numpy()
+    out = pd.DataFrame({"row": rows, "sig": sig[rows], "calls": count[key], "kept": kept[key],
+                        "constant": constant[key], "removable": rank >= kept[key]})
     return out[out["calls"] > out["kept"]].reset_index(drop=True)
 
 
