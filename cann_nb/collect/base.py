@@ -32,6 +32,7 @@ class CollectOptions:
     shapes: bool = True          # input shapes and dtypes of ops (FLOPs, bytes and the roofline need them)
     stack: bool = False          # Python call stacks / python function events
     flops: bool = False          # FLOP estimates of matmul/conv ops
+    values: bool = True          # value signatures of torch calls (torch_values; needs shapes and memory)
     interval_s: float = DEFAULT_INTERVAL_S   # host sampler period
     cpu_cores: bool = True       # host: per-core and system CPU (/proc/stat; some VMs take ms to make it)
     buffer_events: int = 5_000_000  # bound on events kept per collector; beyond it they are dropped and counted

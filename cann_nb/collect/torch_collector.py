@@ -276,7 +276,7 @@ class TorchCollector(Collector):
         """Whether calls get value signatures (torch_values): it needs the inputs (shapes) and the
         allocations (memory) torch records, and the results ``trace_only`` would leave out."""
         o = self.options
-        return bool((o.shapes or o.flops) and o.memory) and not self._npu
+        return bool(getattr(o, "values", True) and (o.shapes or o.flops) and o.memory) and not self._npu
 
     def _full_results(self) -> bool:
         """Whether torch keeps its per-event results (stacks, value signatures): the budget's larger factor."""

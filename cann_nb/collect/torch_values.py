@@ -72,16 +72,28 @@ class _Budget(Exception):
     """MAX_OPS reached: the walk stops (the calls numbered so far keep their signatures)."""
 
 
-def _written(name: str, overload: str, args: list) -> list:
-    """The arguments an aten op writes: ``self`` of an in-place op (``add_``, ``__iadd__``); every tensor
+NOT_WRITTEN, WRITES_SELF, WRITES_ALL = 0, 1, 2
+
+
+def _writes(name: str, overload: str) -> int:
+    """Which arguments an aten op writes: ``self`` of an in-place op (``add_``, ``__iadd__``); every tensor
     where that is less clear (``out=`` overloads, fused optimisers, batch norm's running statistics):
     calling an unwritten tensor written only hides a repeat, the other way round would invent one."""
     op = name.rpartition("::")[2]
     if "out" in overload or op.startswith(("_fused_", "_foreach_")) or _HIDDEN_WRITERS.match(name):
-        return args
+        return WRITES_ALL
     if (op.endswith("_") and not op.endswith("__")) or (op.startswith("__i") and op.endswith("__")):
-        return args[:1]
-    return []
+        return WRITES_SELF
+    return NOT_WRITTEN
+
+
+@lru_cache(maxsize=8192)
+def _op_info(name: str, overload: str) -> tuple:
+    """(aten, writes, random, fresh_inputs, uninitialised, as_strided) of an op, once per name."""
+    aten = name.startswith("aten::")
+    writes = WRITES_ALL if name in _FRESH_INPUTS else _writes(name, overload) if aten else NOT_WRITTEN
+    return (aten, writes, bool(_RANDOM_OR_UNSET.match(name)), name in _FRESH_INPUTS, name in _UNINITIALISED,
+            name == "aten::as_strided")
 
 
 class _Numbering:
@@ -95,6 +107,8 @@ class _Numbering:
         self.value: dict[int, int] = {}          # allocation_id -> the value its storage holds now
         self.offsets: dict[tuple, set] = {}      # (allocation_id, sizes, strides) -> storage offsets seen
         self.ambiguous: set[int] = set()         # storages viewed at several offsets in one shape
+        self.born: set[int] = set()              # storages allocated during the profile
+        self.impls: dict[tuple, int] = {}        # (allocation_id, sizes, strides) of older storages -> tensor
         self._fresh = itertools.count(1)
         self.ops = 0
         self.calls: list[list] = []              # [correlation id, signature, kind] of the outermost aten ops
@@ -142,6 +156,11 @@ class _Numbering:
         aid = a.allocation_id
         if aid is None or aid in self.uninit:
             return None
+        if aid not in self.born:   # made before the profile: its views' offsets were never seen
+            k = (aid, tuple(a.sizes), tuple(a.strides))
+            if k not in self.offsets and self.impls.setdefault(k, a.impl_ptr) != a.impl_ptr:
+                self.offsets[k] = {"a tensor", "another"}   # two tensors alike (x.split(n) before the run)
+                self.ambiguous.add(aid)
         if aid in self.ambiguous:   # x[i] and x[j] would look alike: known only by a single offset
             seen = self.offsets.get((aid, tuple(a.sizes), tuple(a.strides)))
             if seen is None or len(seen) > 1:
@@ -152,13 +171,16 @@ class _Numbering:
             self.entered.add(v)
         return v
 
-    def tensors(self, args):
+    def tensors(self, args) -> list[int]:
+        """The storages (allocation ids) of the tensor arguments, tensor lists included."""
+        out = []
         for a in args:
             if isinstance(a, self._tensor_type):
                 if a.allocation_id is not None:
-                    yield a.allocation_id
+                    out.append(a.allocation_id)
             elif isinstance(a, list):
-                yield from self.tensors(a)
+                out.extend(self.tensors(a))
+        return out
 
     def note_view(self, args, concrete) -> None:
         """Where an ``as_strided`` (what select, slice, narrow, expand, transpose... come down to) puts its
@@ -187,6 +209,7 @@ class _Numbering:
         if isinstance(ef, self._alloc_type):
             aid, size = ef.allocation_id, int(ef.alloc_size)
             if aid is not None and size > 0:
+                self.born.add(aid)
                 self.value[aid] = hash((owner[0], "out", owner[1]))
                 owner[1] += 1
                 self.allocs.append(aid)
@@ -198,46 +221,47 @@ class _Numbering:
                     self.producer[aid] = self.current
             return ("alloc", max(size, 0))
         if not isinstance(ef, self._op_type):   # a Python call or user scope: see through
-            return tuple(self.node(c, owner, top) for c in node.children)
+            return tuple([self.node(c, owner, top) for c in node.children])
         self.ops += 1
         if self.ops > MAX_OPS:
             raise _Budget
-        name, overload = node.name, getattr(node, "overload_name", "") or ""
-        args = list(ef.inputs)
+        name, overload = node.name, node.overload_name
+        aten, writes, random, _, uninitialised, as_strided = _op_info(name, overload)
+        args = ef.inputs
         concrete = self.concrete.get(node.correlation_id)
-        aten = name.startswith("aten::")
-        opaque = not aten and any(True for _ in self.tensors(args))   # a custom op or collective
-        written = args if opaque or name in _FRESH_INPUTS else _written(name, overload, args) if aten else []
-        wrote = set(self.tensors(written))
+        tensors = self.tensors(args) if writes or not aten else ()
+        opaque = not aten and bool(tensors)   # a custom op or collective
+        written = tensors if opaque or writes == WRITES_ALL else self.tensors(args[:1]) if writes else ()
+        wrote = set(written)
         self.reads_new = self.reads_data = False
         # read before the op changes anything
-        key = (name, overload, tuple(self.arg(a, wrote) for a in args), concrete)
-        unknown = opaque or bool(_RANDOM_OR_UNSET.match(name))
+        key = (name, overload, tuple([self.arg(a, wrote) for a in args]), concrete)
+        unknown = opaque or random
         kind = NEW if unknown or self.reads_new else DATA if self.reads_data else CONSTANT
-        here = [self.fresh() if unknown else hash(key), 0, name in _UNINITIALISED]
+        here = [self.fresh() if unknown else hash(key), 0, uninitialised]
         mark = len(self.allocs)
         outermost = aten and top
         if outermost:
             self.current = len(self.calls)
             self.calls.append([node.correlation_id, 0, kind])
-        kids = tuple(self.node(c, here, top and not aten) for c in node.children)
-        if name == "aten::as_strided":
+        inner = top and not aten
+        kids = tuple([self.node(c, here, inner) for c in node.children])
+        if as_strided:
             self.note_view(args, concrete)
         sig = (self.fresh() if unknown else hash((key, kids))) or 1
-        if aten and name not in _UNINITIALISED:   # (a scope's or a compiled region's buffers stay unknown)
+        if aten and not uninitialised and self.uninit:   # (a scope's or compiled region's buffers stay unknown)
             for k, aid in enumerate(self.allocs[mark:]):
                 if aid in self.uninit:
                     self.uninit.discard(aid)
                     self.value[aid] = hash((sig, "out", k))
-        for k, aid in enumerate(self.tensors(written)):
+        for k, aid in enumerate(written):
             self.uninit.discard(aid)
             self.value[aid] = self.fresh() if unknown else hash((sig, "wrote", k))
             made_by = self.producer.get(aid, -1)
             if made_by >= 0 and made_by != self.current:   # a later call writes this call's result:
                 self.calls[made_by][1] = None               # reusing it would need a copy, no signature
         if unknown or (outermost and kind == CONSTANT):     # what it made is new data, or a constant
-            made = {self.value[aid] for aid in itertools.chain(self.allocs[mark:], self.tensors(written))
-                    if aid in self.value}
+            made = {self.value[aid] for aid in itertools.chain(self.allocs[mark:], written) if aid in self.value}
             (self.entered if unknown else self.constant).update(made)
         if outermost:
             if self.calls[self.current][1] is not None:

@@ -41,6 +41,7 @@ def found(prof):
 torch.manual_seed(0)
 CATALOGUE, W = torch.randn(2000, 256), torch.randn(256, 256) / 16
 QUERIES = torch.randn(12, 256)
+QUERY_LIST = list(torch.randn(12, 256).unbind())   # views of one storage, made before the profile
 
 
 def encode(x):
@@ -49,6 +50,10 @@ def encode(x):
 
 def per_query():
     return [int((encode(CATALOGUE) @ encode(q[None])[0]).argmax()) for q in QUERIES]
+
+
+def per_query_of_a_list():
+    return [int((encode(CATALOGUE) @ encode(q[None])[0]).argmax()) for q in QUERY_LIST]
 
 
 def encoded_once():
@@ -64,6 +69,7 @@ def test_a_catalogue_encoded_for_every_query_is_found_and_encoded_once_is_not():
         assert (groups[op]["calls"], groups[op]["kept"], groups[op]["removable"]) == (12, 1, 11)
     assert f.evidence["value_numbering"]["status"] == "complete"
     assert 50 < f.est_gain_pct <= 100     # the catalogue's encoding is nearly all the work
+    assert len(found(profile(per_query_of_a_list))) == 1
     assert found(profile(encoded_once)) == []
 
 
@@ -82,7 +88,15 @@ def test_repeats_of_the_whole_loop_are_the_loops_own():
             for _ in range(6):
                 acc += model(x)   # the accumulator differs each time; no new data enters the loop
 
+    batches = list(torch.randn(6 * 64, 256).split(64))   # made before the profile: alike but for offsets
+
+    def over_batches():
+        with torch.no_grad():
+            for b in batches:
+                model(b)
+
     assert found(profile(timing_loop)) == [] and found(profile(accumulating_loop)) == []
+    assert found(profile(over_batches)) == []
     # the same thing once per recorded step: repeated by design, not counted across steps
     assert found(profile(lambda: model(x).sum(), steps=6)) == []
 

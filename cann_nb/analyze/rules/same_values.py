@@ -3,12 +3,18 @@ re-encoded for every query, a mask or position table rebuilt in every layer, a w
 the loop. It reads the calls' value signatures (collect/torch_values.py: value numbering over torch's
 recorded inputs), not names or durations, so it needs no list of "constant" ops and no fitted threshold.
 
-Which calls are removable: a signature seen ``c`` times where the work around it ran fewer times is
-repeated needlessly. Around it means the calls between its first and last occurrence: their smallest
-count ``r`` is how often the surrounding code itself ran on unchanged values (a timing loop
-``for _ in range(5): model(x)`` repeats everything 5 times: r = c, nothing to remove; a per-query loop
-repeats the catalogue's encoding 60 times while each query's own work runs once: r = 1, 59 removable).
-Repeats across recorded steps (``--repeat``, ``cann_nb.step()``) are by design and not counted.
+Which calls are removable (each call's ``value_kind`` says what its inputs were):
+
+* a value computed from literals alone (a mask from ``ones``/``triu``, a position table from ``arange``)
+  is needed once, wherever it runs: every later call is removable;
+* a value computed from data is repeated needlessly when the work around it ran on new data more often:
+  around it means the calls from its second occurrence to its last that read data just entered (a
+  query, a batch, a random draw); their smallest count ``r`` is how often the surrounding code itself ran
+  (a per-query loop repeats the catalogue's encoding 60 times while each query's own work runs once:
+  r = 1, 59 removable). With no new data there, the loop repeats its own inputs -- a timing loop
+  ``for _ in range(5): acc += model(x)`` -- and its repeats are its own: nothing is removable.
+
+Repeats of data across recorded steps (``--repeat``, ``cann_nb.step()``) are by design and not counted.
 """
 
 from __future__ import annotations
@@ -68,23 +74,24 @@ def removable_calls(ctx) -> pd.DataFrame:
     if count.max() < 2:
         return empty
     pos = np.arange(len(rows))
-    first = np.full(len(count), len(rows), dtype=I64)
+    rank = pd.Series(pos).groupby(key).cumcount().to_numpy()
+    second = np.full(len(count), len(rows), dtype=I64)
     last = np.full(len(count), -1, dtype=I64)
-    np.minimum.at(first, key, pos)
+    second[key[rank == 1]] = pos[rank == 1]
     np.maximum.at(last, key, pos)
     constant = np.zeros(len(count), dtype=bool)
     constant[key[kind == CONSTANT]] = True
-    # how often the code around a signature ran on new data: the least count among the calls between its
-    # first and last that read data just entered; none there: the loop repeats its own inputs (a timing
-    # loop), every repeat is the loop's
+    # how often the code around a signature ran on new data: the least count among the calls from its
+    # second occurrence to its last that read data just entered (from the second: the first pass of a loop
+    # reads its inputs for the first time); none there: the loop repeats its own inputs (a timing loop),
+    # every repeat is the loop's
     never = np.iinfo(I64).max
     kept = count.copy()
     data = np.flatnonzero((count >= 2) & ~constant)
     if len(data):
-        around = _range_min(np.where(kind == NEW, count[key], never), first[data], last[data])
+        around = _range_min(np.where(kind == NEW, count[key], never), second[data], last[data])
         kept[data] = np.where(around < never, np.minimum(around, count[data]), count[data])
     kept[constant] = 1   # computed from literals alone: once is enough, wherever it runs
-    rank = pd.Series(pos).groupby(key).cumcount().to_numpy()
     out = pd.DataFrame({"row": rows, "sig": sig[rows], "calls": count[key], "kept": kept[key],
                         "constant": constant[key], "removable": rank >= kept[key]})
     return out[out["calls"] > out["kept"]].reset_index(drop=True)
