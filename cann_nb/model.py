@@ -59,7 +59,9 @@ TABLES = {"events": EVENT_COLUMNS, "memory": MEMORY_COLUMNS, "counters": COUNTER
 # The optional events columns of value numbering (collect/torch_values.py): ``value_sig`` (int64, 0 none),
 # the signature of an outermost op's call, equal for calls on equal values; ``value_kind`` (int8), what the
 # call's inputs were: none known, computed from literals alone (a mask, a position table), data, or data
-# that just entered (a random draw, Python data, a row of a tensor, a tensor's first use).
+# that just entered (a random draw, Python data, a row of a tensor, a tensor's first use); ``value_known``
+# (bool), whether every input's value was recorded (a Python number or Python data is not: equal
+# signatures still mean equal values, unequal ones then do not prove different values).
 VALUE_UNKNOWN, VALUE_CONSTANT, VALUE_DATA, VALUE_NEW = 0, 1, 2, 3
 
 # What a missing column is filled with: identifiers get -1, measurements NaN, text NaN.

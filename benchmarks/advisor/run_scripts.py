@@ -16,6 +16,7 @@ and default flags.
     python benchmarks/advisor/run_scripts.py --set heldout12       # the twelfth held-out set only
     python benchmarks/advisor/run_scripts.py --set heldout13       # the thirteenth held-out set only
     python benchmarks/advisor/run_scripts.py --set heldout14       # the fourteenth held-out set only
+    python benchmarks/advisor/run_scripts.py --set heldout15       # the fifteenth held-out set only
     python benchmarks/advisor/run_scripts.py --only t01 h03        # cases by name prefix
     python benchmarks/advisor/run_scripts.py --markdown            # the results tables from the last runs
 
@@ -59,7 +60,7 @@ SETS = {"tuned": HERE / "scripts", "heldout": HERE / "heldout", "heldout2": HERE
         "heldout6": HERE / "heldout6", "heldout7": HERE / "heldout7",
         "heldout8": HERE / "heldout8", "heldout9": HERE / "heldout9", "heldout10": HERE / "heldout10",
         "heldout11": HERE / "heldout11", "heldout12": HERE / "heldout12",
-        "heldout13": HERE / "heldout13", "heldout14": HERE / "heldout14"}
+        "heldout13": HERE / "heldout13", "heldout14": HERE / "heldout14", "heldout15": HERE / "heldout15"}
 RESULTS = ROOT / "benchmarks" / "results" / "advisor_scripts.json"
 TOP_K = 3
 # warnings keep Python's default filters, as in a user's shell: libraries' performance warnings are evidence

@@ -120,6 +120,9 @@ class _Numbering:
         self.entered: set[int] = set()           # values new data brought in (random draws, Python data)
         self.reads_new = False                   # the arguments just read: new data among them?
         self.reads_data = False                  # ... anything but constants?
+        self.doubtful: set[int] = set()          # values resting on contents torch did not record
+        self.at_top = False                      # reading the arguments of an outermost aten op?
+        self.reads_doubtful = False              # ... among the arguments just read?
 
     def fresh(self) -> int:
         return hash(("fresh", next(self._fresh)))
@@ -136,6 +139,7 @@ class _Numbering:
             if v is None:
                 self.reads_new = self.reads_data = True
                 return self.fresh()
+            self.reads_doubtful |= v in self.doubtful
             if v in self.entered:   # its first reader brings it in
                 self.entered.discard(v)
                 self.reads_new = True
@@ -155,8 +159,9 @@ class _Numbering:
         first time it is read (``entered`` until then)."""
         aid = a.allocation_id
         if aid is None or aid in self.uninit:
+            self.reads_doubtful = True   # contents nobody recorded (a row of a storage is just another row)
             return None
-        if aid not in self.born:   # made before the profile: its views' offsets were never seen
+        if self.at_top and aid not in self.born:   # from before the profile: its views' offsets never seen
             k = (aid, tuple(a.sizes), tuple(a.strides))
             if k not in self.offsets and self.impls.setdefault(k, a.impl_ptr) != a.impl_ptr:
                 self.offsets[k] = {"a tensor", "another"}   # two tensors alike (x.split(n) before the run)
@@ -202,7 +207,8 @@ class _Numbering:
     # -- the walk ---------------------------------------------------------------------------------------
     def node(self, node, owner: list, top: bool) -> object:
         """The node's contribution to its parent's signature; records the outermost aten ops. ``owner`` is
-        [the value its allocations derive from, how many it made, whether it is empty-like]: the innermost
+        [the value its allocations derive from, how many it made, whether it is empty-like, whether it is
+        outside any op]: the innermost
         op's inputs, or a fresh value for random and opaque ops. An op's allocations still unwritten when it
         ends are its results (a kernel filled them): their value derives from its signature."""
         ef = node.extra_fields
@@ -213,6 +219,8 @@ class _Numbering:
                 self.value[aid] = hash((owner[0], "out", owner[1]))
                 owner[1] += 1
                 self.allocs.append(aid)
+                if owner[3]:   # outside any op: a Python number wrapped as a tensor (its value is not recorded)
+                    self.doubtful.add(self.value[aid])
                 if owner[2]:
                     self.uninit.add(aid)
                 else:
@@ -226,24 +234,27 @@ class _Numbering:
         if self.ops > MAX_OPS:
             raise _Budget
         name, overload = node.name, node.overload_name
-        aten, writes, random, _, uninitialised, as_strided = _op_info(name, overload)
+        aten, writes, random, python_data, uninitialised, as_strided = _op_info(name, overload)
         args = ef.inputs
         concrete = self.concrete.get(node.correlation_id)
         tensors = self.tensors(args) if writes or not aten else ()
         opaque = not aten and bool(tensors)   # a custom op or collective
         written = tensors if opaque or writes == WRITES_ALL else self.tensors(args[:1]) if writes else ()
         wrote = set(written)
-        self.reads_new = self.reads_data = False
+        self.reads_new = self.reads_data = self.reads_doubtful = False
+        # (two tensors alike told apart by their TensorImpl only in the user's calls: ops alias inside)
+        self.at_top = aten and top
         # read before the op changes anything
         key = (name, overload, tuple([self.arg(a, wrote) for a in args]), concrete)
         unknown = opaque or random
         kind = NEW if unknown or self.reads_new else DATA if self.reads_data else CONSTANT
-        here = [self.fresh() if unknown else hash(key), 0, uninitialised]
+        doubtful = self.reads_doubtful or opaque or python_data
+        here = [self.fresh() if unknown else hash(key), 0, uninitialised, False]
         mark = len(self.allocs)
         outermost = aten and top
         if outermost:
             self.current = len(self.calls)
-            self.calls.append([node.correlation_id, 0, kind])
+            self.calls.append([node.correlation_id, 0, kind, not doubtful])
         inner = top and not aten
         kids = tuple([self.node(c, here, inner) for c in node.children])
         if as_strided:
@@ -260,9 +271,14 @@ class _Numbering:
             made_by = self.producer.get(aid, -1)
             if made_by >= 0 and made_by != self.current:   # a later call writes this call's result:
                 self.calls[made_by][1] = None               # reusing it would need a copy, no signature
-        if unknown or (outermost and kind == CONSTANT):     # what it made is new data, or a constant
+        if unknown or doubtful or (outermost and kind == CONSTANT):
             made = {self.value[aid] for aid in itertools.chain(self.allocs[mark:], written) if aid in self.value}
-            (self.entered if unknown else self.constant).update(made)
+            if unknown:
+                self.entered |= made     # new data
+            if doubtful:
+                self.doubtful |= made
+            elif outermost and kind == CONSTANT:
+                self.constant |= made
         if outermost:
             if self.calls[self.current][1] is not None:
                 self.calls[self.current][1] = sig
@@ -273,9 +289,11 @@ class _Numbering:
 def value_numbers(prof, events: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
     """(columns, meta) of a stopped torch.profiler run whose results are still held and the events read
     from its trace: per event row ``value_sig`` (int64), the signature of each outermost aten op's call
-    (0 elsewhere or unknown), and ``value_kind`` (int8: UNKNOWN, CONSTANT, DATA, NEW). Tree and trace meet
-    on torch's correlation id, the trace's "External id"."""
-    out = pd.DataFrame({"value_sig": np.zeros(len(events), np.int64), "value_kind": np.zeros(len(events), np.int8)})
+    (0 elsewhere or unknown), ``value_kind`` (int8: model.VALUE_*) and ``value_known`` (every input's value
+    was recorded: no Python number, Python data or unknown row among them, so a signature unlike another's
+    means different values). Tree and trace meet on torch's correlation id, the trace's "External id"."""
+    out = pd.DataFrame({"value_sig": np.zeros(len(events), np.int64), "value_kind": np.zeros(len(events), np.int8),
+                        "value_known": np.zeros(len(events), bool)})
     results = getattr(getattr(prof, "profiler", None), "kineto_results", None)
     if results is None or not hasattr(results, "experimental_event_tree"):
         return out, {"status": "unavailable: this torch keeps no event tree"}
@@ -291,7 +309,7 @@ def value_numbers(prof, events: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
     status = "complete"
     try:
         for r in roots:
-            num.node(r, [num.fresh(), 0, False], True)
+            num.node(r, [num.fresh(), 0, False, True], True)
             num.allocs.clear()
     except _Budget:
         status = f"partial: the first {MAX_OPS:,} ops (MAX_OPS) numbered, later calls have no signature"
@@ -299,12 +317,13 @@ def value_numbers(prof, events: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
     row = row[~row.index.duplicated(keep=False)]
     calls = [c for c in num.calls if c[1]]
     if calls:
-        cid, sig, kind = (np.asarray(v, np.int64) for v in zip(*calls))
+        cid, sig, kind, known = (np.asarray(v, np.int64) for v in zip(*calls))
         found = row.reindex(cid).to_numpy()
         keep = ~np.isnan(found)
         at = found[keep].astype(np.int64)
         out.loc[at, "value_sig"] = sig[keep]
         out.loc[at, "value_kind"] = kind[keep].astype(np.int8)
+        out.loc[at, "value_known"] = known[keep].astype(bool)
     return out, {"status": status, "ops_walked": min(num.ops, MAX_OPS),
                  "storages_viewed_at_several_offsets": len(num.ambiguous)}
 

@@ -109,3 +109,20 @@ def test_without_shapes_or_memory_there_are_no_signatures():
     got = collect(lambda: [torch.tanh(x) for _ in range(3)], shapes=False)
     assert "value_numbering" not in got.meta
     assert "value_sig" not in got.events or (got.events["value_sig"].to_numpy() == 0).all()
+
+
+def test_python_numbers_leave_the_values_unknown():
+    torch.manual_seed(0)
+    x = torch.randn(16, 16)
+
+    def scaled():
+        for _ in range(3):
+            torch.tanh(x * 0.5)   # torch records the wrapped 0.5 as a tensor without its value
+        for _ in range(3):
+            torch.sin(x)
+
+    ev = collect(scaled).events
+    known = {n: set(ev.loc[ev["name"].astype(str) == n, "value_known"]) for n in ("aten::mul", "aten::tanh",
+                                                                                   "aten::sin")}
+    assert known == {"aten::mul": {False}, "aten::tanh": {False}, "aten::sin": {True}}
+    assert repeats(collect(scaled)).get("aten::sin") == 3

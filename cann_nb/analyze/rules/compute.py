@@ -349,12 +349,12 @@ def layout_copies(ctx, th):
 
 def redundant_recompute(ctx, th):
     """Expensive functions of constants (inverses, decompositions, masks, position tables) recomputed
-    with identical shapes every iteration: hoist them out of the loop. Where calls have value signatures
-    (torch_values), recomputed_values judges them from their values instead. Gain: replay with all calls
+    with identical shapes every iteration: hoist them out of the loop. Calls whose inputs' values were all
+    recorded (torch_values) are recomputed_values' to judge from their values instead. Gain: replay with all calls
     but one removed (upper bound: the inputs must not change between calls)."""
     flag = ctx.flag(CONSTANT_CANDIDATE_RE) & ctx.is_host
-    if "value_sig" in ctx.events:   # calls with value signatures: recomputed_values knows, no need to guess
-        flag &= ~ancestor_flag(ctx, ctx.events["value_sig"].to_numpy() != 0)
+    if "value_known" in ctx.events:   # calls whose inputs' values were all recorded: recomputed_values knows
+        flag &= ~ancestor_flag(ctx, ctx.events["value_known"].to_numpy().astype(bool))
     rows = np.flatnonzero(flag)
     if not len(rows):
         return
