@@ -55,6 +55,13 @@ def test_imported_trace_without_shapes_names_no_flag():
         tr.op("aten::mm", i * 10_000, 9_000)
     skipped = {s["rule"]: s for s in skipped_rules(tr.profile())}
     assert skipped["float64"]["enable"] is None     # no collector of ours ran: no flag to suggest
+    assert skipped["recomputed_values"]["missing"] == ["values"] and skipped["recomputed_values"]["enable"] is None
+
+
+def test_value_signatures_need_allocations_and_say_so():
+    assert available(_torch_profile(shapes=True))["values"]
+    skipped = {s["rule"]: s for s in skipped_rules(_torch_profile(shapes=True, memory=False))}
+    assert skipped["recomputed_values"]["missing"] == ["values"] and "--memory" in skipped["recomputed_values"]["enable"]
 
 
 def test_text_outputs_carry_the_note(tmp_path):
