@@ -377,31 +377,31 @@ def trace_only_config(stack: bool) -> dict:
 def read_torch_trace(prof, t0_ns: int, python_functions: bool, name: str, values: bool = False):
     """The Profile of a stopped torch.profiler run: torch's C++ Chrome-trace export to a temporary file,
     torch's results freed (so the conversion reuses their memory instead of adding to it), then the file
-    read by read_kineto, which streams it into columns. With ``values`` the results are freed only after
-    the reading: the calls' value signatures (torch_values: the events' ``value_sig``, ``value_kind``)
-    need both, and the conversion adds to torch's results (the budget's CONVERSION_FACTOR).
-    ``prof`` is unusable afterwards."""
+    read by read_kineto, which streams it into columns. With ``values``, before the results are freed, the
+    calls' value signatures (torch_values: the events' ``value_sig``, ``value_kind``, ``value_known``) from
+    torch's event tree and the file's list arguments. ``prof`` is unusable afterwards."""
     from ..ingest.kineto import read_kineto
 
     fd, path = tempfile.mkstemp(prefix="cann_nb_torch_", suffix=".json")
     os.close(fd)
+    calls = None
     try:
         with quiet_stderr():
             prof.export_chrome_trace(path)
-        if not values:
+        try:
+            if values:
+                from . import torch_values
+
+                calls, numbering = torch_values.value_numbers(prof, torch_values.concrete_lists(path))
+        finally:
             release_results(prof)
         out = read_kineto(path, t0_ns=t0_ns, python_functions=python_functions, name=name)
     finally:
         Path(path).unlink(missing_ok=True)
-    if values:
-        from .torch_values import value_numbers
-
-        try:
-            cols, out.meta["value_numbering"] = value_numbers(prof, out.events)
-        finally:
-            release_results(prof)
-        for name in cols:
-            out.events[name] = cols[name].to_numpy()
+    if calls is not None:
+        for col, v in torch_values.attach(out.events, calls).items():
+            out.events[col] = v
+        out.meta["value_numbering"] = numbering
     return out
 
 

@@ -35,7 +35,10 @@ import itertools
 import json
 import re
 from functools import lru_cache
+from pathlib import Path
+from typing import Optional
 
+import msgspec
 import numpy as np
 import pandas as pd
 
@@ -286,26 +289,67 @@ class _Numbering:
         return sig
 
 
-def value_numbers(prof, events: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
-    """(columns, meta) of a stopped torch.profiler run whose results are still held and the events read
-    from its trace: per event row ``value_sig`` (int64), the signature of each outermost aten op's call
-    (0 elsewhere or unknown), ``value_kind`` (int8: model.VALUE_*) and ``value_known`` (every input's value
-    was recorded: no Python number, Python data or unknown row among them, so a signature unlike another's
-    means different values). Tree and trace meet on torch's correlation id, the trace's "External id"."""
-    out = pd.DataFrame({"value_sig": np.zeros(len(events), np.int64), "value_kind": np.zeros(len(events), np.int8),
-                        "value_known": np.zeros(len(events), bool)})
+class _Args(msgspec.Struct, gc=False):
+    ext: int = msgspec.field(name="External id", default=-1)
+    concrete: msgspec.Raw = msgspec.field(name="Concrete Inputs", default=msgspec.Raw(b"null"))
+
+
+class _Event(msgspec.Struct, gc=False):
+    args: Optional[_Args] = None
+
+
+_DECODER = msgspec.json.Decoder(list[_Event])
+
+
+def concrete_lists(path) -> dict[int, str]:
+    """External id -> "Concrete Inputs" of the ops in torch's exported trace whose arguments include a list
+    (sizes, dims, shifts, a view's strides: the event tree records none of them; scalars it records)."""
+    from ..ingest.chunked_json import EventStream, iter_chunks
+
+    def decode(buf):
+        try:
+            return _DECODER.decode(buf)
+        except msgspec.DecodeError:   # an event this schema does not fit: orjson dicts for this chunk
+            return None
+
+    out: dict[int, str] = {}
+
+    def consume(chunk) -> None:
+        if chunk is None:
+            out.clear()
+            return
+        for e in chunk.events:
+            if isinstance(e, dict):
+                args = e.get("args") or {}
+                ext, raw = args.get("External id", -1), args.get("Concrete Inputs")
+                text = json.dumps(raw) if isinstance(raw, list) else None
+            else:
+                args = e.args
+                if args is None:
+                    continue
+                ext, text = args.ext, bytes(args.concrete).decode() if args.concrete else None
+            if isinstance(ext, int) and ext >= 0 and text and text.count("[") > 1:
+                out[ext] = text
+
+    iter_chunks(EventStream(Path(path), str(path), decoder=decode), consume)
+    return out
+
+
+def value_numbers(prof, concrete: dict[int, str]) -> tuple[pd.DataFrame, dict]:
+    """(calls, meta) of a stopped torch.profiler run whose results are still held, with ``concrete`` from
+    ``concrete_lists``: per outermost aten op's call its ``external_id`` (torch's correlation id, the trace's
+    "External id"), ``value_sig`` (int64, never 0), ``value_kind`` (int8: model.VALUE_*) and ``value_known``
+    (every input's value was recorded: no Python number, Python data or unrecorded contents among them, so a
+    signature unlike another's means different values)."""
+    calls = pd.DataFrame({"external_id": np.zeros(0, np.int64), "value_sig": np.zeros(0, np.int64),
+                          "value_kind": np.zeros(0, np.int8), "value_known": np.zeros(0, bool)})
     results = getattr(getattr(prof, "profiler", None), "kineto_results", None)
     if results is None or not hasattr(results, "experimental_event_tree"):
-        return out, {"status": "unavailable: this torch keeps no event tree"}
-    if not len(events) or "external_id" not in events:
-        return out, {"status": "unavailable: the trace has no op events"}
-    ops = np.flatnonzero((events["cat"].to_numpy() == "op") & (events["external_id"].to_numpy() >= 0))
-    ids = events["external_id"].to_numpy()[ops]
-    concrete = events["concrete"].astype(object).to_numpy()[ops] if "concrete" in events else [None] * len(ops)
+        return calls, {"status": "unavailable: this torch keeps no event tree"}
     roots = sorted(results.experimental_event_tree(), key=lambda n: n.start_time_ns)
     if not roots:
-        return out, {"status": "unavailable: torch kept no event tree (trace_only)"}
-    num = _Numbering(dict(zip(ids.tolist(), concrete)))
+        return calls, {"status": "unavailable: torch kept no event tree (trace_only, or no ops)"}
+    num = _Numbering(concrete)
     status = "complete"
     try:
         for r in roots:
@@ -313,19 +357,31 @@ def value_numbers(prof, events: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
             num.allocs.clear()
     except _Budget:
         status = f"partial: the first {MAX_OPS:,} ops (MAX_OPS) numbered, later calls have no signature"
-    row = pd.Series(ops, index=ids)
+    got = [c for c in num.calls if c[1]]
+    if got:
+        cid, sig, kind, known = zip(*got)
+        calls = pd.DataFrame({"external_id": np.asarray(cid, np.int64), "value_sig": np.asarray(sig, np.int64),
+                              "value_kind": np.asarray(kind, np.int8), "value_known": np.asarray(known, bool)})
+    return calls, {"status": status, "ops_walked": min(num.ops, MAX_OPS),
+                   "storages_viewed_at_several_offsets": len(num.ambiguous)}
+
+
+def attach(events: pd.DataFrame, calls: pd.DataFrame) -> dict[str, np.ndarray]:
+    """The value columns for ``events`` (the Profile read from the same trace): each op row whose External
+    id a call has gets that call's signature; other rows 0 / UNKNOWN / False."""
+    out = {"value_sig": np.zeros(len(events), np.int64), "value_kind": np.zeros(len(events), np.int8),
+           "value_known": np.zeros(len(events), bool)}
+    if not len(calls) or not len(events) or "external_id" not in events:
+        return out
+    ops = np.flatnonzero((events["cat"].to_numpy() == "op") & (events["external_id"].to_numpy() >= 0))
+    row = pd.Series(ops, index=events["external_id"].to_numpy()[ops])
     row = row[~row.index.duplicated(keep=False)]
-    calls = [c for c in num.calls if c[1]]
-    if calls:
-        cid, sig, kind, known = (np.asarray(v, np.int64) for v in zip(*calls))
-        found = row.reindex(cid).to_numpy()
-        keep = ~np.isnan(found)
-        at = found[keep].astype(np.int64)
-        out.loc[at, "value_sig"] = sig[keep]
-        out.loc[at, "value_kind"] = kind[keep].astype(np.int8)
-        out.loc[at, "value_known"] = known[keep].astype(bool)
-    return out, {"status": status, "ops_walked": min(num.ops, MAX_OPS),
-                 "storages_viewed_at_several_offsets": len(num.ambiguous)}
+    found = row.reindex(calls["external_id"].to_numpy()).to_numpy()
+    keep = ~np.isnan(found)
+    at = found[keep].astype(np.int64)
+    for col in out:
+        out[col][at] = calls[col].to_numpy()[keep]
+    return out
 
 
 def counts(events: pd.DataFrame) -> dict:
