@@ -419,6 +419,21 @@ class Profile:
                 f"wall={self.wall_ns / 1e6:.3f} ms>")
 
 
+# what a frame without an extra column holds in it when frames are concatenated: integer ids -1 (Kineto's
+# stream, external_id), flags False, measurements NaN; the value numbering's "no signature" is 0
+_ABSENT = {"value_sig": 0, "value_kind": VALUE_UNKNOWN, "value_known": False}
+
+
+def _absent(col: str, dtype, n: int) -> np.ndarray:
+    if col in _ABSENT:
+        return np.full(n, _ABSENT[col], dtype=dtype)
+    if isinstance(dtype, np.dtype) and dtype.kind in "iu":
+        return np.full(n, -1, dtype=dtype)
+    if isinstance(dtype, np.dtype) and dtype.kind == "b":
+        return np.zeros(n, dtype=bool)
+    return np.full(n, np.nan)
+
+
 def concat(table: str, frames: list) -> pd.DataFrame:
     """Concatenate conformed tables, unifying categoricals (plain pd.concat would turn them to object)."""
     frames = [conform(table, f) for f in frames if f is not None and len(f)]
@@ -429,7 +444,8 @@ def concat(table: str, frames: list) -> pd.DataFrame:
     columns = list(dict.fromkeys(c for f in frames for c in f.columns))
     out = {}
     for col in columns:
-        parts = [f[col] if col in f.columns else pd.Series(np.full(len(f), np.nan)) for f in frames]
+        like = next(f[col] for f in frames if col in f.columns)
+        parts = [f[col] if col in f.columns else pd.Series(_absent(col, like.dtype, len(f))) for f in frames]
         if any(isinstance(p.dtype, pd.CategoricalDtype) for p in parts):
             out[col] = _union([_as_dtype(p, "category", table, col) for p in parts])
         else:

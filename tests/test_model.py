@@ -53,7 +53,17 @@ def test_concat_keeps_categoricals_and_extra_columns():
     out = concat("events", [a, b])
     assert str(out["name"].dtype) == "category"
     assert out["name"].tolist() == ["x", "y"]
-    assert out["stream"].iloc[0] == 3 and np.isnan(out["stream"].iloc[1])
+    # an integer id a frame lacks is -1 (Kineto's "none"), not NaN: the column stays int64
+    assert out["stream"].tolist() == [3, -1] and out["stream"].dtype == np.int64
+
+
+def test_concat_keeps_value_signatures_exact():
+    sig = np.int64(2 ** 62 + 1)   # beyond float64's 53-bit mantissa: a NaN fill would round it
+    a = conform("events", {"name": ["x"], "cat": ["op"], "start_ns": [0], "dur_ns": [1], "value_sig": [sig],
+                           "value_known": [True]})
+    b = conform("events", {"name": ["y"], "cat": ["python"], "start_ns": [2], "dur_ns": [1], "id": [1]})
+    out = concat("events", [a, b])
+    assert out["value_sig"].tolist() == [sig, 0] and out["value_known"].tolist() == [True, False]
 
 
 def test_wall_time_falls_back_to_event_extent():
