@@ -20,7 +20,9 @@ inside it. It records neither outputs as such nor versions, so values are number
   aten (custom ops, collectives), buffers a compiled region fills, and a view of a storage seen at several
   offsets in that view's shape (an input's offset is not recorded; ``as_strided``'s Concrete Inputs, which
   every select/slice/expand comes down to, give each view's);
-* a call whose result a later call writes in place gets no signature (reusing it would need a copy).
+* a call whose result a later call writes in place gets no signature (reusing it would need a copy);
+* after a region whose kernels torch records no op for (a ``torch.compile`` graph, a CUDA graph replay),
+  which may have written any tensor, every value is forgotten.
 
 The outermost aten op of each call gets its signature: the events' ``value_sig`` column (0 where unknown).
 Cost: after the run, not inside it (some microseconds per op, at most ``MAX_OPS`` ops); torch must keep
@@ -58,6 +60,10 @@ _UNINITIALISED = frozenset(f"aten::{n}" for n in ("empty", "empty_like", "empty_
 # hand back their input's storage with contents no recorded op made (Python data, a resized or reset buffer)
 _FRESH_INPUTS = frozenset(f"aten::{n}" for n in ("lift", "lift_fresh", "lift_fresh_copy", "set_", "resize_",
                                                   "resize_as_"))
+# regions whose kernels torch records no op for (they may write any tensor): torch.compile's compiled graphs,
+# CUDA/HIP graph replays
+_UNRECORDED_WRITES = re.compile(r"Torch-Compiled Region|CompiledFunction|CompiledFxGraph|cudaGraphLaunch|"
+                                r"hipGraphLaunch")
 # writes its inputs though its name has no trailing underscore (training-mode running statistics)
 _HIDDEN_WRITERS = re.compile(r"^aten::(\w*batch_norm\w*|instance_norm)$")
 @lru_cache(maxsize=4096)
@@ -125,7 +131,14 @@ class _Numbering:
         self.reads_data = False                  # ... anything but constants?
         self.doubtful: set[int] = set()          # values resting on contents torch did not record
         self.at_top = False                      # reading the arguments of an outermost aten op?
+        self.generation = 0                      # how often every value was forgotten
         self.reads_doubtful = False              # ... among the arguments just read?
+
+    def forget(self) -> None:
+        """Kernels ran that torch recorded no op for (a compiled region, a CUDA graph replay): they may have
+        written any tensor, so every value known so far is forgotten."""
+        self.generation += 1
+        self.value.clear()
 
     def fresh(self) -> int:
         return hash(("fresh", next(self._fresh)))
@@ -175,7 +188,7 @@ class _Numbering:
                 return None
         v = self.value.get(aid)
         if v is None:
-            v = self.value[aid] = hash(("storage", aid))
+            v = self.value[aid] = hash(("storage", aid, self.generation))
             self.entered.add(v)
         return v
 
@@ -232,7 +245,10 @@ class _Numbering:
                     self.producer[aid] = self.current
             return ("alloc", max(size, 0))
         if not isinstance(ef, self._op_type):   # a Python call or user scope: see through
-            return tuple([self.node(c, owner, top) for c in node.children])
+            kids = tuple([self.node(c, owner, top) for c in node.children])
+            if _UNRECORDED_WRITES.search(node.name):
+                self.forget()
+            return kids
         self.ops += 1
         if self.ops > MAX_OPS:
             raise _Budget
@@ -286,6 +302,8 @@ class _Numbering:
             if self.calls[self.current][1] is not None:
                 self.calls[self.current][1] = sig
             self.current = -1
+        elif not aten and _UNRECORDED_WRITES.search(name):
+            self.forget()
         return sig
 
 
