@@ -11,8 +11,9 @@ Which calls are removable (each call's ``value_kind`` says what its inputs were)
   around it means the calls from its second occurrence to its last that read data just entered (a
   query, a batch, a random draw); their smallest count ``r`` is how often the surrounding code itself ran
   (a per-query loop repeats the catalogue's encoding 60 times while each query's own work runs once:
-  r = 1, 59 removable). With no new data there, the loop repeats its own inputs -- a timing loop
-  ``for _ in range(5): acc += model(x)`` -- and its repeats are its own: nothing is removable.
+  r = 1, 59 removable). New data must come in between at least two pairs of its consecutive
+  occurrences: otherwise the loop repeats its own inputs -- a timing loop ``for _ in range(5): acc +=
+  model(x)``, whose first pass alone reads its inputs for the first time -- and its repeats are its own.
 
 Repeats of data across recorded steps (``--repeat``, ``cann_nb.step()``) are by design and not counted.
 """
@@ -85,9 +86,19 @@ def removable_calls(ctx) -> pd.DataFrame:
     # second occurrence to its last that read data just entered (from the second: the first pass of a loop
     # reads its inputs for the first time); none there: the loop repeats its own inputs (a timing loop),
     # every repeat is the loop's
+    # New data must come in again and again: between at least two pairs of consecutive occurrences (a
+    # loop's first pass alone, reading its inputs once, is not a stream of new data)
+    new = (kind == NEW).astype(I64)
+    seen_new = np.cumsum(new)
+    order = np.lexsort((pos, key))
+    k_sorted, p_sorted = key[order], pos[order]
+    follows = np.r_[False, k_sorted[1:] == k_sorted[:-1]]
+    came = np.zeros(len(order), dtype=bool)
+    came[1:] = seen_new[p_sorted[1:]] - seen_new[p_sorted[:-1]] > 0
+    gaps_with_new = np.bincount(k_sorted, weights=(follows & came), minlength=len(count))
     never = np.iinfo(I64).max
     kept = count.copy()
-    data = np.flatnonzero((count >= 2) & ~constant)
+    data = np.flatnonzero((count >= 2) & ~constant & (gaps_with_new >= 2))
     if len(data):
         around = _range_min(np.where(kind == NEW, count[key], never), second[data], last[data])
         kept[data] = np.where(around < never, np.minimum(around, count[data]), count[data])
