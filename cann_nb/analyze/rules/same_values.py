@@ -20,6 +20,8 @@ Repeats of data across recorded steps (``--repeat``, ``cann_nb.step()``) are by 
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 
@@ -30,6 +32,11 @@ from .base import METHOD_CP, covered_ns, make_finding, pct, top_names
 from .compute import _factor_gain
 
 I64 = np.int64
+# ops that return a view of their input (no new values computed)
+VIEW_RE = re.compile(r"^aten::(select|slice|narrow|view|_unsafe_view|_reshape_alias|reshape|t|transpose|permute|"
+                     r"expand|expand_as|unsqueeze|squeeze|as_strided|alias|detach|flatten|unflatten|diagonal|"
+                     r"split|split_with_sizes|chunk|unbind|tensor_split|numpy_T|mT|mH|T|adjoint|view_as|"
+                     r"movedim|swapaxes|lift_fresh)$")
 
 
 def _range_min(values: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
@@ -76,6 +83,7 @@ def removable_calls(ctx) -> pd.DataFrame:
         return empty
     pos = np.arange(len(rows))
     rank = pd.Series(pos).groupby(key).cumcount().to_numpy()
+    view = ctx.flag(VIEW_RE)[rows]   # a view computes nothing: repeating one is no waste to report
     second = np.full(len(count), len(rows), dtype=I64)
     last = np.full(len(count), -1, dtype=I64)
     second[key[rank == 1]] = pos[rank == 1]
@@ -104,7 +112,8 @@ def removable_calls(ctx) -> pd.DataFrame:
         kept[data] = np.where(around < never, np.minimum(around, count[data]), count[data])
     kept[constant] = 1   # computed from literals alone: once is enough, wherever it runs
     out = pd.DataFrame({"row": rows, "sig": sig[rows], "calls": count[key], "kept": kept[key],
-                        "constant": constant[key], "removable": rank >= kept[key]})
+                        "constant": constant[key], "removable": (rank >= kept[key]) & ~view})
+    out = out[~view]
     return out[out["calls"] > out["kept"]].reset_index(drop=True)
 
 
