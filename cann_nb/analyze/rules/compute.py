@@ -349,12 +349,12 @@ def layout_copies(ctx, th):
 
 def redundant_recompute(ctx, th):
     """Expensive functions of constants (inverses, decompositions, masks, position tables) recomputed
-    with identical shapes every iteration: hoist them out of the loop. Calls whose inputs' values were all
-    recorded (torch_values) are recomputed_values' to judge from their values instead. Gain: replay with all calls
+    with identical shapes every iteration: hoist them out of the loop. Calls the value numbering decided
+    (``_decided_by_values``) are left to recomputed_values. Gain: replay with all calls
     but one removed (upper bound: the inputs must not change between calls)."""
     flag = ctx.flag(CONSTANT_CANDIDATE_RE) & ctx.is_host
-    if "value_known" in ctx.events:   # calls whose inputs' values were all recorded: recomputed_values knows
-        flag &= ~ancestor_flag(ctx, ctx.events["value_known"].to_numpy().astype(bool))
+    if "value_known" in ctx.events:   # value numbering decided these calls: no need to guess from shapes
+        flag &= ~ancestor_flag(ctx, _decided_by_values(ctx))
     rows = np.flatnonzero(flag)
     if not len(rows):
         return
@@ -391,6 +391,22 @@ def redundant_recompute(ctx, th):
                     "for solves, factorise once (torch.linalg.lu_factor / cholesky) and reuse the factors."),
         gain_ns=gain, method=METHOD_CP + " (upper bound: all calls but one removed)", confidence=conf * 0.4,
         rows=sel["row"].to_numpy(), affected_ns=t)
+
+
+def _decided_by_values(ctx) -> np.ndarray:
+    """Calls whose values say what redundant_recompute would guess: their inputs' values all recorded and
+    either unlike every other call's (nothing is recomputed) or reported by recomputed_values. A signature
+    repeated only as often as its loop ran on no new data stays undecided (new data may be a Python number)."""
+    from .same_values import removable_calls
+
+    ev = ctx.events
+    known = ev["value_known"].to_numpy().astype(bool) & (ev["value_sig"].to_numpy() != 0)
+    sig = ev["value_sig"].to_numpy()
+    uniq, inv, cnt = np.unique(sig[known], return_inverse=True, return_counts=True)
+    out = np.zeros(ctx.n, dtype=bool)
+    out[np.flatnonzero(known)[cnt[inv] == 1]] = True
+    out[removable_calls(ctx)["row"].to_numpy()] = True
+    return out
 
 
 def _fed_new_arrays(ctx, rows) -> np.ndarray:
