@@ -419,18 +419,15 @@ class Profile:
                 f"wall={self.wall_ns / 1e6:.3f} ms>")
 
 
-# what a frame without an extra column holds in it when frames are concatenated: integer ids -1 (Kineto's
-# stream, external_id), flags False, measurements NaN; the value numbering's "no signature" is 0
-_ABSENT = {"value_sig": 0, "value_kind": VALUE_UNKNOWN, "value_known": False}
+# what a frame without an extra column holds in it when frames are concatenated: Kineto's ids -1, the value
+# numbering's "no signature" 0 (a NaN would turn these int64 columns to float64 and round the signatures);
+# any other extra column NaN (the Python tracer's integer columns read NaN as "not recorded")
+_ABSENT = {"value_sig": 0, "value_kind": VALUE_UNKNOWN, "value_known": False, "stream": -1, "external_id": -1}
 
 
 def _absent(col: str, dtype, n: int) -> np.ndarray:
-    if col in _ABSENT:
+    if col in _ABSENT and isinstance(dtype, np.dtype):
         return np.full(n, _ABSENT[col], dtype=dtype)
-    if isinstance(dtype, np.dtype) and dtype.kind in "iu":
-        return np.full(n, -1, dtype=dtype)
-    if isinstance(dtype, np.dtype) and dtype.kind == "b":
-        return np.zeros(n, dtype=bool)
     return np.full(n, np.nan)
 
 
