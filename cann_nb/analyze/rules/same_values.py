@@ -58,6 +58,11 @@ def _range_min(values: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray
 
 
 def removable_calls(ctx) -> pd.DataFrame:
+    """``_removable_calls``, once per analysis (recomputed_values and redundant_recompute both read it)."""
+    return ctx.memo("removable_calls", lambda: _removable_calls(ctx))
+
+
+def _removable_calls(ctx) -> pd.DataFrame:
     """One row per numbered call whose signature repeats needlessly: ``row``, ``sig``, ``calls`` (of that
     signature), ``kept`` (how many a reuse keeps), ``constant`` (computed from literals alone) -- the
     occurrences after the first ``kept`` are the removable ones (``removable`` True)."""
@@ -91,11 +96,9 @@ def removable_calls(ctx) -> pd.DataFrame:
     constant = np.zeros(len(count), dtype=bool)
     constant[key[kind == CONSTANT]] = True
     # how often the code around a signature ran on new data: the least count among the calls from its
-    # second occurrence to its last that read data just entered (from the second: the first pass of a loop
-    # reads its inputs for the first time); none there: the loop repeats its own inputs (a timing loop),
-    # every repeat is the loop's
-    # New data must come in again and again: between at least two pairs of consecutive occurrences (a
-    # loop's first pass alone, reading its inputs once, is not a stream of new data)
+    # second occurrence to its last that read data just entered; that new data must come in between at
+    # least two pairs of consecutive occurrences (a loop's first pass alone, reading its inputs once, is
+    # not a stream of new data); otherwise the loop repeats its own inputs and every repeat is its own
     new = (kind == NEW).astype(I64)
     seen_new = np.cumsum(new)
     order = np.lexsort((pos, key))
@@ -112,9 +115,8 @@ def removable_calls(ctx) -> pd.DataFrame:
         kept[data] = np.where(around < never, np.minimum(around, count[data]), count[data])
     kept[constant] = 1   # computed from literals alone: once is enough, wherever it runs
     out = pd.DataFrame({"row": rows, "sig": sig[rows], "calls": count[key], "kept": kept[key],
-                        "constant": constant[key], "removable": (rank >= kept[key]) & ~view})
-    out = out[~view]
-    return out[out["calls"] > out["kept"]].reset_index(drop=True)
+                        "constant": constant[key], "removable": rank >= kept[key]})
+    return out[~view & (out["calls"] > out["kept"]).to_numpy()].reset_index(drop=True)
 
 
 def recomputed_values(ctx, th):
