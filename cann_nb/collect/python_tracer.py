@@ -246,9 +246,14 @@ class PythonTracer(Collector):
                     pos = pop()
                     if t - times[pos] >= fp_min:
                         g = py_get(id(frame.f_code))
-                        # after the return's record: the fingerprint's time lies in the caller's span, and the
-                        # analysis charges it there as recording cost (recording_cost.fingerprint_charges)
-                        if g is not None and codes[pos] == (~g if g < 0 else g) \
+                        back = frame.f_back
+                        # only calls the user's code made (negative identities are the user's files): a library's
+                        # calls inside its own work are not the user's to cache (analyze/rules/memo.py), and
+                        # pandas makes thousands of long ones per user line. After the return's record: the
+                        # fingerprint's time lies in the caller's span, and the analysis charges it there as
+                        # recording cost (recording_cost.fingerprint_charges)
+                        if g is not None and codes[pos] == (~g if g < 0 else g) and back is not None \
+                                and py_get(id(back.f_code), 0) < 0 \
                                 and not repeats.returned(frame, arg, pos, t - times[pos]):
                             fp_min = 1 << 62
                 return

@@ -151,7 +151,9 @@ GROUPED = """out = []
 def test_a_mask_per_key_is_found_and_groupby_is_not(tmp_path):
     f = found(profile_script(tmp_path, PER_KEY.format(body=MASKED), "masked"), )["scan_per_key"]
     assert f.category == "redundant" and "df (200,000 rows) masked 300 times" in f.title
-    assert 20 < f.est_gain_pct < 100   # 29-40 % across full-suite runs here: the bound checks its size, not its timing
+    # 75-87 % alone here; 2 % once in CI, when fingerprinting pandas' own long calls (since left out) took half
+    # the profiled time and the charges for it nearly all of the line's: the bound checks its size, not its timing
+    assert 20 < f.est_gain_pct < 100
     assert "scan_per_key" not in found(profile_script(tmp_path, PER_KEY.format(body=GROUPED), "grouped"))
 
 
