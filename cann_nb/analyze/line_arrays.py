@@ -64,7 +64,28 @@ def traced_run_excess(ctx) -> np.ndarray:
         k = int(k)
         others = np.delete(ctx.dur[rows], k)
         extra[rows[k]] = max(0.0, float(ctx.dur[rows[k]]) - float(np.median(others)))
-    return extra
+    return _own_excess(ctx, extra)
+
+
+def _own_excess(ctx, raw: np.ndarray) -> np.ndarray:
+    """A traced run inside another sampled line's traced run (a line of the function that line calls) is
+    in that run's excess too: each run keeps its excess less that of the nearest traced runs inside it, so
+    nothing is charged twice (a 3-run loop calling a function whose allocating line tracemalloc slowed
+    sevenfold was charged 2.1 s of a 3.1 s profile)."""
+    traced = np.flatnonzero(raw > 0)
+    if len(traced) < 2:
+        return raw
+    is_traced = raw > 0
+    at = ctx.rows_of_parent[traced].copy()
+    for _ in range(256):   # up to the nearest traced ancestor
+        climb = (at >= 0) & ~is_traced[np.maximum(at, 0)]
+        if not climb.any():
+            break
+        at[climb] = ctx.rows_of_parent[at[climb]]
+    own = raw.copy()
+    inner = at >= 0
+    np.subtract.at(own, at[inner], raw[traced[inner]])
+    return np.maximum(own, 0.0)
 
 
 def line_arrays_table(profile) -> pd.DataFrame:

@@ -111,3 +111,45 @@ def test_the_tracers_bytecode_slowdown_is_charged_to_python_frames_not_to_numpy_
     frames = np.isin(kind, ["py", "line"])
     assert 0 < excess.sum() <= ctx.self_ns[frames].sum() * (1 - 1 / slowdown)
     assert math.isclose(ctx.recording_cost.sum(), record_charges(ctx).sum() + excess.sum(), rel_tol=1e-9)
+
+
+def test_a_traced_run_inside_another_is_charged_once(tmp_path):
+    # the first run of each sampled line measures its temporaries under tracemalloc; a loop line's traced
+    # run holds the traced run of the allocating line it calls, whose excess it must not charge again
+    import numpy as np
+
+    from cann_nb.analyze.line_arrays import line_arrays, traced_run_excess
+
+    from .test_python_loops import profile_script
+
+    src = """
+        import numpy as np
+
+        big = np.ones(400_000)
+
+        def build(k):
+            parts = np.split(big + k, 20_000)
+            return len(parts)
+
+        def main():
+            t = 0
+            for k in range(5):
+                t += build(k) + int(big[k])
+            return t
+
+        result = main()
+    """
+    ctx = context(profile_script(tmp_path, src, "nested"))
+    la = line_arrays(ctx).set_index("file_line")
+    outer, inner = (la.loc[la.index[la.index.str.endswith(f":{n}")][0]] for n in (13, 7))
+    excess = traced_run_excess(ctx)
+
+    def raw(rec):
+        k = int(rec["traced_run"])
+        d = ctx.dur[rec["rows"]]
+        return rec["rows"][k], d[k] - np.median(np.delete(d, k))
+
+    (o_row, o_raw), (i_row, i_raw) = raw(outer), raw(inner)
+    assert i_raw > 0 and ctx.start[o_row] <= ctx.start[i_row] <= ctx.end[o_row]   # nested traced runs
+    assert excess[i_row] == i_raw
+    assert math.isclose(excess[o_row], max(o_raw - i_raw, 0.0), abs_tol=1.0)
