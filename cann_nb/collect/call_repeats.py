@@ -3,16 +3,20 @@
 A function called again with arguments it already had, returning what it returned then, redid its work:
 memoise it (``functools.cache``, an ``lru_cache`` as large as the working set) or hoist the call out of the
 loop. The tracer sees no arguments for free, so only calls that took ``MIN_NS`` or more, made from the user's
-code (a library's calls inside its own work are not the user's to cache), are looked at, at
+code, are looked at, at
 their return (the arguments from the frame's locals, and the return value): each value is fingerprinted
 cheaply (small immutables by value, arrays and pandas objects by shape, dtype and an evenly strided sample,
 short containers by content, anything else by identity). A function whose same arguments ever gave a
 different result is not a pure function of them (it reads state or randomness): it is never reported.
 A call returning None or a bool is not counted (its result says nothing about the work).
 
+A library's own calls inside its work are looked at from LIBRARY_MIN_NS on: only an expensive step redone on
+the same inputs (a format conversion, a factorisation) is worth a fingerprint there, and a result object
+is compared by its array and plain attributes (``result_fingerprint``), as such a step builds a new one.
+
 Cost: two list operations per Python call (the open calls' record positions); a fingerprint, some
-microseconds, only on calls of MIN_NS or more, at most MAX_CALLS of them, and none for a function once
-GIVE_UP of its calls held no repeat.
+microseconds, only on calls of MIN_NS or more (LIBRARY_MIN_NS for a library's own), at most MAX_CALLS of
+them, and none for a function once GIVE_UP of its calls held no repeat.
 """
 
 from __future__ import annotations
@@ -22,12 +26,14 @@ from time import perf_counter_ns
 import numpy as np
 import pandas as pd
 
-MIN_NS = 20_000           # calls shorter than this are not fingerprinted (their repeats cost little)
+MIN_NS = 20_000           # calls the user's code makes shorter than this are not fingerprinted (their repeats cost little)
+LIBRARY_MIN_NS = 1_000_000   # the same for a library's calls inside its own work (see the module docstring)
 MAX_CALLS = 100_000       # calls fingerprinted per run
 GIVE_UP = 256             # fingerprinted calls of one function without a repeat: stop looking at it
 MAX_ORDINALS = 50_000     # repeated calls listed per function in the meta
 _SAMPLE = 16              # values of an array (Series) in its fingerprint
 _STEPS = np.arange(_SAMPLE, dtype=np.int64)
+_ATTRS = 32               # attributes of a result object fingerprinted by content
 _SHORT = 16               # items of a container fingerprinted by content
 _VARARGS, _VARKEYWORDS = 0x04, 0x08   # code flags: *args, **kwargs
 _SUSPENDS = 0x20 | 0x80 | 0x200        # code flags: generator, coroutine, async generator
@@ -66,7 +72,7 @@ class CallRepeats:
                 + bool(code.co_flags & _VARKEYWORDS)
             loc = frame.f_locals
             key = tuple(fingerprint(loc.get(name)) for name in code.co_varnames[:n])
-            res = fingerprint(result)
+            res = result_fingerprint(result)
         except Exception as exc:   # a user object that raised while looked at: that function is left alone
             st["off"] = True
             if len(self.errors) < 5:
@@ -125,7 +131,7 @@ def fingerprint(v, depth: int = 0):
         return v if v == v else "nan"
     if t is str or t is bytes:
         return v if len(v) <= 256 else (t.__name__, len(v), hash(v))
-    if t is np.ndarray:
+    if t is np.ndarray or isinstance(v, np.ndarray) and t.__module__.startswith("numpy"):   # np.matrix too
         return _array(v)
     if isinstance(v, np.generic):
         return ("np", v.dtype.str, v.tobytes())
@@ -149,6 +155,21 @@ def fingerprint(v, depth: int = 0):
     if t is pd.DataFrame:
         return ("DataFrame", v.shape, id(v))
     return ("id", t.__qualname__, id(v))
+
+
+def result_fingerprint(v):
+    """``fingerprint``, but an object it would take by identity by its array and plain-valued attributes: a
+    call that builds a new object (a triangulation, a CSR matrix, a fitted estimator) from inputs it had
+    before builds an equal one, which is the work redone; arguments stay by identity (the same object passed
+    again). Attributes are read from the instance dict, never through a method."""
+    fp = fingerprint(v)
+    if type(fp) is not tuple or fp[0] != "id" or not type(v).__dictoffset__:
+        return fp   # no instance dict: reading one would go to the class's __getattr__
+    d = v.__dict__
+    if type(d) is not dict or not d or len(d) > _ATTRS:
+        return fp
+    kept = tuple((k, fingerprint(x, 2)) for k, x in d.items() if type(x) in _PLAIN or type(x) is np.ndarray)
+    return ("obj", fp[1], kept) if any(type(x) is np.ndarray for x in d.values()) else fp
 
 
 def _array(a: np.ndarray) -> tuple:

@@ -56,7 +56,7 @@ from ..ingest.nesting import nest
 from . import overhead
 from .base import Collected, Collector
 from .clock import perf_to_epoch_offset
-from .call_repeats import MIN_NS as REPEAT_MIN_NS, CallRepeats
+from .call_repeats import LIBRARY_MIN_NS as REPEAT_LIBRARY_MIN_NS, MIN_NS as REPEAT_MIN_NS, CallRepeats
 from .line_arrays import SAMPLES, LineArrays
 
 LINE_BUDGET = 300_000       # line spans per run; about 0.2 s of tracing cost at most
@@ -193,7 +193,7 @@ class PythonTracer(Collector):
         repeats = self._repeats = CallRepeats()
         open_calls = []
         push, pop = open_calls.append, open_calls.pop
-        fp_min = REPEAT_MIN_NS
+        fp_min, fp_lib_min = REPEAT_MIN_NS, REPEAT_LIBRARY_MIN_NS
 
         def intern_py(frame):
             code = frame.f_code
@@ -244,17 +244,19 @@ class PythonTracer(Collector):
                 ta(t)
                 if event == "return" and open_calls:
                     pos = pop()
-                    if t - times[pos] >= fp_min:
+                    dur = t - times[pos]
+                    if dur >= fp_min:
                         g = py_get(id(frame.f_code))
                         back = frame.f_back
-                        # only calls the user's code made (negative identities are the user's files): a library's
-                        # calls inside its own work are not the user's to cache (analyze/rules/memo.py), and
-                        # pandas makes thousands of long ones per user line. After the return's record: the
-                        # fingerprint's time lies in the caller's span, and the analysis charges it there as
-                        # recording cost (recording_cost.fingerprint_charges)
+                        # a call the user's code made (negative identities are the user's files) from MIN_NS on; a
+                        # library's call inside its own work from LIBRARY_MIN_NS on: pandas makes thousands of
+                        # calls over MIN_NS per user line, and only an expensive step redone on inputs it had
+                        # (a factorisation, a triangulation, a format conversion) is worth its fingerprint. After
+                        # the return's record: the fingerprint's time lies in the caller's span, and the analysis
+                        # charges it there as recording cost (recording_cost.fingerprint_charges)
                         if g is not None and codes[pos] == (~g if g < 0 else g) and back is not None \
-                                and py_get(id(back.f_code), 0) < 0 \
-                                and not repeats.returned(frame, arg, pos, t - times[pos]):
+                                and (dur >= fp_lib_min or py_get(id(back.f_code), 0) < 0) \
+                                and not repeats.returned(frame, arg, pos, dur):
                             fp_min = 1 << 62
                 return
             ca(i)

@@ -78,3 +78,33 @@ def test_a_function_of_random_state_is_not_a_repeat(tmp_path):
         result = sum(draw(50_000) for _ in range(50))
     """
     assert found(profile_script(tmp_path, src, "rand"), "repeated_calls") == []
+
+
+LIL = """
+    import numpy as np
+    from scipy import sparse
+
+    rng = np.random.default_rng(0)
+    n = 20_000
+    A = sparse.coo_matrix((np.ones(200_000), (rng.integers(0, n, 200_000), rng.integers(0, n, 200_000))),
+                          shape=(n, n)).tolil(){convert}
+
+    def main():
+        x = np.ones(n) / n
+        for _ in range(40):
+            x = A @ x
+            x /= x.sum()
+        return x
+
+    result = main()
+"""
+
+
+def test_a_lil_matrix_converted_again_for_every_product_is_found_and_one_converted_once_is_not(tmp_path):
+    # every A @ x on a LIL matrix converts all of it to CSR inside scipy: a library step redone on the same
+    # matrix, which the user's code never calls itself
+    (f,) = found(profile_script(tmp_path, LIL.format(convert=""), "lil"), "repeated_library_calls")
+    assert f.category == "redundant" and f.title.startswith("scipy.sparse._lil._lil_base.tocsr() redid work")
+    assert "inside calls from lil.py:13" in f.title and f.evidence["repeated_calls"] >= 30
+    assert 30 < f.est_gain_pct < 100
+    assert found(profile_script(tmp_path, LIL.format(convert=".tocsr()"), "csr"), "repeated_library_calls") == []

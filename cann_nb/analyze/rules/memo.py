@@ -9,6 +9,11 @@ Gain: the repeated calls removed (a cache returns their result), replayed on the
 of each distinct argument set keeps its time. Where repeated calls of one function lie inside repeated
 calls of another, the outer is the one reported (its repeats hold the inner's). Only calls made from the
 user's own code count (a library repeating calls inside its own work is not the user's to cache).
+
+``repeated_library_calls`` reports the library's own expensive calls (``call_repeats.LIBRARY_MIN_NS`` or more)
+redone on inputs they had, inside user calls that differ: a LIL matrix converted to CSR for every product, a
+grouping or triangulation rebuilt for every column or field. Not the user's to cache, but theirs to build
+once and pass in.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import pandas as pd
 from ... import formatting as F
 from ..python_spans import call_kinds, places, user_frames
 from ..timeline import ancestor_flag
+from .arrays import where
 from .base import METHOD_CP, make_finding, pct, replay_gain
 
 
@@ -38,14 +44,14 @@ def _rows(ctx, rec: dict, is_call: np.ndarray, codes: np.ndarray, index: pd.Inde
     return rows[ords[ords < len(rows)]]
 
 
-def repeated_calls(ctx, th):
-    """Functions whose calls of ``call_repeats.MIN_NS`` or more repeated an earlier call's arguments and
-    result, ``min_repeats`` times or more. Gain: those calls removed, replayed."""
+def _found(ctx, th, from_user: bool) -> list[tuple]:
+    """(record, rows, time) per function whose repeated calls number ``min_repeats`` or more, counting only
+    calls the user's code made (``from_user``) or only calls a library made inside its own work; where one
+    function's repeated calls lie inside another's, the outer one only (its repeats hold the inner's)."""
     recs = _records(ctx)
     if not recs or not ctx.n or "file_line" not in ctx.events or "call_kind" not in ctx.events:
-        return
+        return []
     codes, index = places(ctx)
-    # only calls the user's code makes: a library's repeated calls inside its own work are not the user's to cache
     user = user_frames(ctx)
     found = []
     for rec in recs:
@@ -53,13 +59,10 @@ def repeated_calls(ctx, th):
         if rows is None:
             continue
         parent = ctx.rows_of_parent[rows]
-        rows = rows[(parent >= 0) & user[np.maximum(parent, 0)]]
-        if len(rows) < th["min_repeats"]:
-            continue
-        found.append((rec, rows, float(ctx.dur[rows].sum())))
-    if not found:
-        return
-    # the outer function where one's repeated calls hold another's
+        by_user = (parent >= 0) & user[np.maximum(parent, 0)]
+        rows = rows[by_user if from_user else (parent >= 0) & ~by_user]
+        if len(rows) >= th["min_repeats"]:
+            found.append((rec, rows, float(ctx.dur[rows].sum())))
     found.sort(key=lambda x: -x[2])
     kept, covered = [], np.zeros(ctx.n, dtype=bool)
     for rec, rows, t in found:
@@ -69,10 +72,20 @@ def repeated_calls(ctx, th):
         mask[rows] = True
         covered |= ancestor_flag(ctx, mask)
         kept.append((rec, rows, t))
-    for rec, rows, t in kept:
-        mask = np.zeros(ctx.n, dtype=bool)
-        mask[rows] = True
-        gain, conf = replay_gain(ctx, seg_factor=ctx.replay.seg_factor_for(mask, 0.0))
+    return kept
+
+
+def _gain(ctx, rows) -> tuple[float, float]:
+    mask = np.zeros(ctx.n, dtype=bool)
+    mask[rows] = True
+    return replay_gain(ctx, seg_factor=ctx.replay.seg_factor_for(mask, 0.0))
+
+
+def repeated_calls(ctx, th):
+    """Functions whose calls of ``call_repeats.MIN_NS`` or more, made from the user's code, repeated an earlier
+    call's arguments and result, ``min_repeats`` times or more. Gain: those calls removed, replayed."""
+    for rec, rows, t in _found(ctx, th, from_user=True):
+        gain, conf = _gain(ctx, rows)
         gpct = pct(gain, ctx.wall_without_recording)
         if gpct < th["min_pct"]:
             continue
@@ -92,3 +105,61 @@ def repeated_calls(ctx, th):
         yield make_finding(ctx, "repeated_calls", "redundant", title, evidence=ev, ops=[name], suggestion=sugg,
                            gain_ns=gain, method=METHOD_CP + " (the repeated calls removed)", confidence=conf * 0.8,
                            rows=rows, affected_ns=t)
+
+
+def _user_lines(ctx, rows: np.ndarray) -> pd.Series:
+    """Time of ``rows`` per the user's line (or function) they ran under, the nearest user frame above each."""
+    user = user_frames(ctx)
+    at = ctx.rows_of_parent[rows].copy()
+    for _ in range(256):   # call depth below the user's frame
+        climb = (at >= 0) & ~user[np.maximum(at, 0)]
+        if not climb.any():
+            break
+        at[climb] = ctx.rows_of_parent[at[climb]]
+    ok = at >= 0
+    codes, index = places(ctx)
+    lines = np.asarray(index, dtype=object)[codes[at[ok]]]
+    return pd.Series(ctx.dur[rows[ok]], index=lines).groupby(level=0).sum().sort_values(ascending=False)
+
+
+def repeated_library_calls(ctx, th):
+    """A library's own calls of ``call_repeats.LIBRARY_MIN_NS`` or more, inside the calls the user's code made,
+    repeated with the arguments and result of an earlier one ``min_repeats`` times or more (a LIL matrix
+    converted to CSR again for every product, a triangulation or a factorisation rebuilt for every call on
+    the same points or keys), outside the user's own repeated calls (repeated_calls reports those). Gain:
+    those calls removed, replayed (the intermediate built once and passed in)."""
+    user_rows = [rows for _, rows, _ in _found(ctx, th, from_user=True)]
+    mine = np.zeros(ctx.n, dtype=bool)
+    for rows in user_rows:
+        mine[rows] = True
+    mine |= ancestor_flag(ctx, mine)
+    for rec, rows, t in _found(ctx, th, from_user=False):
+        rows = rows[~mine[rows]]
+        if len(rows) < th["min_repeats"]:
+            continue
+        gain, conf = _gain(ctx, rows)
+        gpct = pct(gain, ctx.wall_without_recording)
+        if gpct < th["min_pct"]:
+            continue
+        t = float(ctx.dur[rows].sum())
+        name = str(ctx.names(rows[:1])[0])
+        lines = _user_lines(ctx, rows)
+        at = ", ".join(where(str(k)) for k in lines.index[:3])
+        title = (f"{name}() redid work on inputs it already had: {len(rows):,} of its {rec['looked']:,} long calls, "
+                 f"made by the library inside calls from {at}, repeated one of {rec['distinct']:,} argument sets, "
+                 f"{F.ns(t)}; building it once saves {gpct:.0f}% of end-to-end")
+        sugg = ("The library rebuilds an intermediate on every call from the same inputs: build it once and reuse "
+                "it. Convert a sparse matrix once to the format its products need (A = A.tocsr() after editing in "
+                "LIL/DOK; LIL, DOK and COO convert on every product), keep one GroupBy object, triangulation "
+                "(scipy.spatial.Delaunay with LinearNDInterpolator) or factorisation and pass it in, or hoist the "
+                "call whose inputs do not change out of the loop.")
+        ev = {"function": name, "file_line": rec["file_line"], "calls": rec["spans"],
+              "long_calls_fingerprinted": rec["looked"], "distinct_argument_sets": rec["distinct"],
+              "repeated_calls": int(len(rows)), "repeated_time_ns": t,
+              "user_lines": [{"line": str(k), "time_ns": float(v)} for k, v in lines.head(5).items()],
+              "note": ("a library's calls of collect/call_repeats.LIBRARY_MIN_NS or more are fingerprinted "
+                       "(arguments by identity, the result by content); a call is repeated when its arguments "
+                       "were seen before with the same result")}
+        yield make_finding(ctx, "repeated_library_calls", "redundant", title, evidence=ev, ops=[name],
+                           suggestion=sugg, gain_ns=gain, method=METHOD_CP + " (the repeated calls removed)",
+                           confidence=conf * 0.7, rows=rows, affected_ns=t)

@@ -277,6 +277,14 @@ RULES: tuple[Rule, ...] = (
          "LRU feature is disabled and the cache can grow without bound'); loop-invariant code motion (Aho et al., "
          "Compilers, 9.5); a pure call's result depends only on its arguments: fingerprints of both decide",
          METHOD_CP),
+    Rule("repeated_library_calls", "redundant",
+         "A library's own expensive call, inside the user's calls, redone on inputs it already had",
+         memo.repeated_library_calls, {"min_repeats": 2, "min_pct": 5.0},
+         "scipy.sparse docs (LIL: 'slow matrix vector products (consider CSR or CSC)'; COO 'does not directly "
+         "support arithmetic': converted on every operation); scipy.interpolate.LinearNDInterpolator (a "
+         "triangulation built once, reused); pandas groupby docs (the grouping is computed per GroupBy object); "
+         "a pure call's result depends only on its arguments: fingerprints of both decide",
+         METHOD_CP),
     Rule("library_loop", "host_bound", "A library call running a per-element loop in interpreted Python",
          library_loops.library_loop,
          {"min_calls_per_call": 500, "short_ns": 30 * US, "max_call_ns": 1 * MS, "max_user_share": 0.5, "min_pct": 10.0,
