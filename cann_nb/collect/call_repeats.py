@@ -58,7 +58,7 @@ class CallRepeats:
         st = self._funcs.get(id(code))
         if st is None:
             st = self._funcs[id(code)] = {"code": code, "seen": {}, "calls": 0, "pos": [], "ns": 0, "off": False,
-                                          "impure": False, "spent": 0}
+                                          "impure": False, "spent": 0, "data": 0}
             # a generator's or coroutine's "return" is a yield: its result is one item, not the call's
             st["off"] = bool(code.co_flags & _SUSPENDS)
         if not st["off"] and type(result) not in _NO_RESULT:
@@ -71,7 +71,8 @@ class CallRepeats:
             n = code.co_argcount + code.co_kwonlyargcount + bool(code.co_flags & _VARARGS) \
                 + bool(code.co_flags & _VARKEYWORDS)
             loc = frame.f_locals
-            key = tuple(fingerprint(loc.get(name)) for name in code.co_varnames[:n])
+            args = [loc.get(name) for name in code.co_varnames[:n]]
+            key = tuple(fingerprint(a) for a in args)
             res = result_fingerprint(result)
         except Exception as exc:   # a user object that raised while looked at: that function is left alone
             st["off"] = True
@@ -86,6 +87,7 @@ class CallRepeats:
         elif prev == res:
             st["pos"].append(pos)
             st["ns"] += dur
+            st["data"] = max(st["data"], max(map(data_bytes, args), default=0))
         else:   # the same arguments, another result: not a pure function of its arguments
             st["impure"] = st["off"] = True
             st["seen"].clear()
@@ -97,7 +99,8 @@ class CallRepeats:
         """{min_ns, looked, errors, functions: one record per function fingerprinted: file_line (its first
         line, as its call spans'), name, spans (its kept call spans), looked (calls fingerprinted),
         spent_ns (the fingerprints' time, in its callers' spans), pure (False: the same arguments once gave
-        another result), distinct (argument sets), repeats, repeat_ns (their time, with the tracer's records
+        another result), distinct (argument sets), data_bytes (the most data, ``data_bytes``, among the arguments of
+        a repeated call), repeats, repeat_ns (their time, with the tracer's records
         inside), ordinals (the repeated calls' indices among its spans in start order)}. ``enter_pos``/``ident``:
         the kept spans' record positions (ascending) and identities; ``ident_of_code(code)`` the identity the
         tracer gave a code object."""
@@ -110,7 +113,8 @@ class CallRepeats:
             own = enter_pos[ident == i] if i is not None else np.empty(0, dtype=np.int64)
             rec = {"file_line": f"{code.co_filename}:{code.co_firstlineno}", "name": code.co_qualname,
                    "spans": int(len(own)), "looked": int(st["calls"]), "spent_ns": int(st["spent"]),
-                   "pure": not st["impure"], "distinct": int(len(st["seen"])), "repeats": 0, "repeat_ns": 0,
+                   "pure": not st["impure"], "distinct": int(len(st["seen"])), "data_bytes": int(st["data"]),
+                   "repeats": 0, "repeat_ns": 0,
                    "ordinals": []}
             if st["pos"] and not st["impure"] and len(own):
                 pos = np.asarray(st["pos"], dtype=np.int64)
@@ -155,6 +159,19 @@ def fingerprint(v, depth: int = 0):
     if t is pd.DataFrame:
         return ("DataFrame", v.shape, id(v))
     return ("id", t.__qualname__, id(v))
+
+
+def data_bytes(v) -> int:
+    """Bytes of data a value carries, roughly: an array's, a pandas object's (8 per element), or the arrays
+    among an object's attributes (a sparse matrix, a triangulation); 0 for anything else."""
+    if isinstance(v, np.ndarray):
+        return int(v.nbytes)
+    if isinstance(v, (pd.Series, pd.DataFrame, pd.Index)):
+        return 8 * int(np.prod(v.shape))
+    d = v.__dict__ if type(v).__dictoffset__ and type(v) not in _PLAIN else None
+    if type(d) is not dict or len(d) > _ATTRS:
+        return 0
+    return sum(int(x.nbytes) for x in d.values() if type(x) is np.ndarray)
 
 
 def result_fingerprint(v):

@@ -117,3 +117,12 @@ def test_a_librarys_own_calls_are_fingerprinted_only_when_expensive():
     by_user = np.array([p.startswith(user_file) for p in parent_file])
     eligible = py & ((by_user & (dur >= cr.MIN_NS)) | (dur >= cr.LIBRARY_MIN_NS))
     assert libraries and meta["looked"] <= eligible.sum() < (py & (dur >= cr.MIN_NS)).sum() / 3
+
+
+def test_the_data_an_argument_carries_is_its_arrays_bytes():
+    from scipy import sparse
+
+    m = sparse.random(1000, 1000, density=0.01, format="csr", random_state=0)
+    assert cr.data_bytes(np.zeros(1000)) == 8000 and cr.data_bytes(pd.DataFrame({"a": range(10), "b": 0.5})) == 160
+    assert cr.data_bytes(m) == m.data.nbytes + m.indices.nbytes + m.indptr.nbytes
+    assert cr.data_bytes("float64") == cr.data_bytes(np.dtype("float64")) == cr.data_bytes(None) == 0

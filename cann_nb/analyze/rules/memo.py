@@ -124,16 +124,19 @@ def _user_lines(ctx, rows: np.ndarray) -> pd.Series:
 
 def repeated_library_calls(ctx, th):
     """A library's own calls of ``call_repeats.LIBRARY_MIN_NS`` or more, inside the calls the user's code made,
-    repeated with the arguments and result of an earlier one ``min_repeats`` times or more (a LIL matrix
-    converted to CSR again for every product, a triangulation or a factorisation rebuilt for every call on
-    the same points or keys), outside the user's own repeated calls (repeated_calls reports those). Gain:
-    those calls removed, replayed (the intermediate built once and passed in)."""
+    repeated with the arguments and result of an earlier one ``min_repeats`` times or more, on arguments that
+    carry ``min_data_bytes`` of data or more (a LIL matrix converted to CSR again for every product, a
+    triangulation or a factorisation rebuilt for every call on the same points or keys), outside the user's
+    own repeated calls (repeated_calls reports those). Gain: those calls removed, replayed (the intermediate
+    built once and passed in)."""
     user_rows = [rows for _, rows, _ in _found(ctx, th, from_user=True)]
     mine = np.zeros(ctx.n, dtype=bool)
     for rows in user_rows:
         mine[rows] = True
     mine |= ancestor_flag(ctx, mine)
     for rec, rows, t in _found(ctx, th, from_user=False):
+        if rec.get("data_bytes", 0) < th["min_data_bytes"]:
+            continue   # a step on small inputs (a dtype string, an option) is the library's to cache, not the user's
         rows = rows[~mine[rows]]
         if len(rows) < th["min_repeats"]:
             continue

@@ -279,11 +279,12 @@ RULES: tuple[Rule, ...] = (
          METHOD_CP),
     Rule("repeated_library_calls", "redundant",
          "A library's own expensive call, inside the user's calls, redone on inputs it already had",
-         memo.repeated_library_calls, {"min_repeats": 2, "min_pct": 5.0},
+         memo.repeated_library_calls, {"min_repeats": 2, "min_pct": 5.0, "min_data_bytes": 64 * 1024},
          "scipy.sparse docs (LIL: 'slow matrix vector products (consider CSR or CSC)'; COO 'does not directly "
          "support arithmetic': converted on every operation); scipy.interpolate.LinearNDInterpolator (a "
          "triangulation built once, reused); pandas groupby docs (the grouping is computed per GroupBy object); "
-         "a pure call's result depends only on its arguments: fingerprints of both decide",
+         "a pure call's result depends only on its arguments: fingerprints of both decide; 64 KiB of argument "
+         "data: below it a repeated step works on metadata (a dtype string, an option), the library's to cache",
          METHOD_CP),
     Rule("library_loop", "host_bound", "A library call running a per-element loop in interpreted Python",
          library_loops.library_loop,
