@@ -73,6 +73,12 @@ class LineArrays:
             except Exception as exc:
                 self._fail("end", frame, exc)
 
+    def user_call(self, caller) -> None:
+        """A user function is called from ``caller``: the line sampled there, if one is, calls the user's code."""
+        got = self.open.get(id(caller))
+        if got is not None:
+            self._lines[got[0]]["_calls_user"] = True
+
     def call(self, frame) -> None:
         if self.failure is None:
             try:
@@ -138,7 +144,9 @@ class LineArrays:
                 if c["kind"] == "eig":
                     self._symmetric(rec, _resolve(frame, c["operands"][0].removesuffix(".T")), c["operands"][0])
         read = sum(d["nbytes"] for d in rec["operands"].values() if d["role"] == "in")
-        tracing = run == 1 and read >= TRACE_MIN_BYTES and self._trace_memory()
+        # not a line whose first run called the user's functions: their lines are sampled themselves, and
+        # tracemalloc over a whole callee's run slowed an allocating line inside it sevenfold (q10's loop)
+        tracing = run == 1 and read >= TRACE_MIN_BYTES and not rec.get("_calls_user") and self._trace_memory()
         if tracing:
             rec["traced_run"] = rec["runs"] - 1   # which of the line's spans, in start order
         self.open[id(frame)] = (key, ids, roles, tracing, facts.returns, roots)
@@ -261,7 +269,7 @@ class LineArrays:
         for rec in self._lines.values():
             if not rec["operands"] and not rec.get("errors"):
                 continue
-            r = {k: v for k, v in rec.items() if k != "_first_ids"}
+            r = {k: v for k, v in rec.items() if not k.startswith("_")}
             r["operands"] = [dict(name=k, **v) for k, v in rec["operands"].items()]
             out.append(r)
         return out

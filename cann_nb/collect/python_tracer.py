@@ -221,6 +221,8 @@ class PythonTracer(Collector):
                     t = perf()
                 if i < 0:
                     i = ~i
+                    if sampling and frame.f_code.co_name[0] != "<":   # a comprehension is the line's own work
+                        arrays.user_call(frame.f_back)
                     if state["lines_left"] > 0 and left_get(id(frame.f_code), 1) > 0:
                         frame.f_trace = first_line
                     elif frame.f_trace is not None:

@@ -51,8 +51,9 @@ def test_a_broadcast_line_shows_its_temporaries_and_operands(tmp_path):
     # one (4000, 30, 16) float64 temporary at least, and the (4000, 30) result kept
     assert line["temporaries_bytes"] >= 4000 * 30 * 16 * 8
     assert line["kept_bytes"] >= 0.99 * 4000 * 30 * 8   # other small objects come and go
-    # the caller's line holds the callee's temporaries too (the outer peak keeps the inner one)
-    assert recs["13"]["temporaries_bytes"] >= 0.99 * 4000 * 30 * 16 * 8
+    # the caller's line is not measured: its callee's lines are, and tracemalloc over a callee's whole run
+    # slowed an allocating line inside it sevenfold
+    assert "temporaries_bytes" not in recs["13"] and "traced_run" not in recs["13"] and recs["13"]["runs"] == 2
     # a function's arguments are sampled at its first call (scope "call", keyed by its first line)
     call = recs["7c"]
     assert set(ops(call)) == {"x", "c"} and call["runs"] == 1
