@@ -17,8 +17,10 @@ and default flags.
     python benchmarks/advisor/run_scripts.py --set heldout13       # the thirteenth held-out set only
     python benchmarks/advisor/run_scripts.py --set heldout14       # the fourteenth held-out set only
     python benchmarks/advisor/run_scripts.py --set heldout15       # the fifteenth held-out set only
+    python benchmarks/advisor/run_scripts.py --set heldout16       # the sixteenth held-out set only
     python benchmarks/advisor/run_scripts.py --only t01 h03        # cases by name prefix
     python benchmarks/advisor/run_scripts.py --markdown            # the results tables from the last runs
+    python benchmarks/advisor/run_scripts.py --set heldout15 --reuse-measured   # profiles only, stored timings
 
 A case is a folder with ``slow.py`` (declaring ``PLANTED``, the finding categories that name its
 problem, and optionally ``TOL``) and ``fixed.py`` (the same work with the problem fixed). For each case:
@@ -60,7 +62,8 @@ SETS = {"tuned": HERE / "scripts", "heldout": HERE / "heldout", "heldout2": HERE
         "heldout6": HERE / "heldout6", "heldout7": HERE / "heldout7",
         "heldout8": HERE / "heldout8", "heldout9": HERE / "heldout9", "heldout10": HERE / "heldout10",
         "heldout11": HERE / "heldout11", "heldout12": HERE / "heldout12",
-        "heldout13": HERE / "heldout13", "heldout14": HERE / "heldout14", "heldout15": HERE / "heldout15"}
+        "heldout13": HERE / "heldout13", "heldout14": HERE / "heldout14", "heldout15": HERE / "heldout15",
+        "heldout16": HERE / "heldout16"}
 RESULTS = ROOT / "benchmarks" / "results" / "advisor_scripts.json"
 TOP_K = 3
 # warnings keep Python's default filters, as in a user's shell: libraries' performance warnings are evidence
@@ -144,14 +147,20 @@ def judge(out: dict, planted, measured: float) -> dict:
                      "title": f["title"]} for f in top]}
 
 
-def run(which, only, repeats) -> list[dict]:
+MEASURED = ("slow_s", "fixed_s", "slow_runs_s", "fixed_runs_s", "measured_pct", "results_agree")
+
+
+def run(which, only, repeats, measured: dict | None = None) -> list[dict]:
+    """Grade the cases; ``measured``: stored rows by case whose timings are reused (a profile-only re-grading
+    of a seen set, e.g. while another job times scripts on the machine)."""
     rows = []
     for set_name, case in cases(which, only):
         spec = declared(case / "slow.py")
         t0 = time.perf_counter()
         with tempfile.TemporaryDirectory() as d:
             tmp = Path(d)
-            m = measure(case, repeats, spec["tol"], tmp)
+            old = (measured or {}).get(case.name)
+            m = {k: old[k] for k in MEASURED} if old else measure(case, repeats, spec["tol"], tmp)
             res = judge(profile(case, tmp), spec["planted"], m["measured_pct"])
         row = {"case": case.name, "set": set_name, "planted": list(spec["planted"]), "about": spec["about"], **m, **res,
                "seconds": round(time.perf_counter() - t0, 1)}
@@ -207,6 +216,8 @@ def main(argv=None):
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--markdown", action="store_true", help="print the tables of the stored results and exit")
     ap.add_argument("--out", default=str(RESULTS))
+    ap.add_argument("--reuse-measured", action="store_true",
+                    help="take the slow/fixed timings of cases already in --out instead of timing them again")
     a = ap.parse_args(argv)
     path = Path(a.out)
     stored = json.loads(path.read_text()) if path.is_file() else {"cases": []}
@@ -214,7 +225,7 @@ def main(argv=None):
         print(markdown(stored["cases"]))
         return stored
     which = list(SETS) if a.set == "all" else [a.set]
-    new = run(which, a.only, a.repeats)
+    new = run(which, a.only, a.repeats, {r["case"]: r for r in stored["cases"]} if a.reuse_measured else None)
     done = {r["case"] for r in new}
     order = {d.name: i for i, (_, d) in enumerate(cases([s for s in SETS if SETS[s].is_dir()], None))}
     rows = sorted([r for r in stored["cases"] if r["case"] not in done] + new, key=lambda r: order.get(r["case"], 1e9))
