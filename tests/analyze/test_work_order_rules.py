@@ -231,6 +231,26 @@ def test_an_inverse_multiplied_is_found_and_a_solve_is_not(tmp_path):
                  "inverse_product") == []
 
 
+def test_a_torch_inverse_multiplied_is_found_from_the_trace_and_a_solve_is_not():
+    # no Python tracer under torch: the inverse op and the product that takes its result, in the trace
+    torch = pytest.importorskip("torch")
+    mats = torch.randn(6, 300, 300) + 300 * torch.eye(300)
+    rhs = torch.randn(6, 300)
+
+    def inverted():
+        return [torch.linalg.pinv(m + 0.5 * torch.eye(300)) @ b for m, b in zip(mats, rhs)] + \
+            [torch.linalg.inv(m) @ b for m, b in zip(mats, rhs)]
+
+    def solved():
+        return [torch.linalg.solve(m, b) for m, b in zip(mats, rhs)]
+
+    (f,) = found(_profile_torch(inverted), "inverse_product")
+    assert f.category == "hotspot" and "inverted to solve with it 12 time(s)" in f.title
+    assert "aten::linalg_pinv of a 300 x 300 matrix, then aten::matmul" in f.title
+    assert 0 < f.est_gain_pct <= 100
+    assert found(_profile_torch(solved), "inverse_product") == []
+
+
 def test_a_loop_invariant_inverse_is_recomputed_work():
     torch = pytest.importorskip("torch")
     a = torch.randn(256, 256) + 256 * torch.eye(256)

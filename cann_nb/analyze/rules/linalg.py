@@ -6,7 +6,8 @@ symmetric):
   solver reduces to Hessenberg form and iterates in complex arithmetic where ``eigh``/``eigvalsh``
   reduce to tridiagonal form;
 * ``inverse_product``: ``inv(A) @ b``: the inverse costs three times the LU factorisation that
-  ``solve(A, b)`` needs (and is less accurate).
+  ``solve(A, b)`` needs (and is less accurate), a pseudo-inverse (an SVD) some thirty times; seen on a traced
+  line, or from a framework's trace (a torch inverse op whose result a matrix product takes).
 
 Gains reason from LAPACK's FLOP counts (Golub & Van Loan, Matrix Computations, 4th ed.: the QR
 algorithm ~10n^3 for eigenvalues, ~25n^3 with eigenvectors; symmetric tridiagonal reduction 4n^3/3, ~9n^3
@@ -15,10 +16,14 @@ with eigenvectors; LU 2n^3/3, inverse 2n^3): a line's time scaled by the needed 
 
 from __future__ import annotations
 
+import re
+
+import numpy as np
+
 from ... import formatting as F
 from ..line_arrays import line_arrays
 from .arrays import finding_from_lines, where
-from .base import pct
+from .base import METHOD_CP, covered_ns, make_finding, pct
 
 # n^3 coefficients of LAPACK's FLOP counts (Golub & Van Loan): general vs symmetric eigensolvers
 GENERAL = {"eig": 25.0, "eigvals": 10.0}
@@ -66,17 +71,74 @@ def symmetric_eig(ctx, th):
                                   {"flops_n3": {"general": GENERAL, "symmetric": SYMMETRIC}})
 
 
+# n^3 coefficients of what an inverse costs (Golub & Van Loan): LU-based inversion 2n^3; the pseudo-inverse an
+# SVD with both factors (Golub-Reinsch, 4m^2 n + 8m n^2 + 9n^3 = 21n^3 for a square matrix) and V S^+ U^T (2n^3)
+INVERSE_N3 = {"inv": 2.0, "pinv": 23.0}
+LU_N3 = 2.0 / 3.0
+INVERSE_OP_RE = re.compile(r"^aten::(linalg_inv|linalg_inv_ex|inverse|linalg_pinv|pinverse)$")
+PRODUCT_LOOKAHEAD = 4   # ops after the inverse, at its level, where the product it feeds may start
+
+
+def _solve_share(kind: str, n: int, k: int) -> float:
+    """The share of an inverse-and-product's FLOPs that solving saves (LU 2n^3/3 + 2n^2 k)."""
+    done = INVERSE_N3[kind] * n ** 3 + 2.0 * n * n * k
+    return 1.0 - (LU_N3 * n ** 3 + 2.0 * n * n * k) / done
+
+
+def _op_inverses(ctx, th) -> list[tuple[int, float, str]]:
+    """Framework inverse ops (torch.linalg.inv/pinv of a square matrix of ``min_n`` rows or more) whose result
+    a matrix product takes as its left operand within the next ``PRODUCT_LOOKAHEAD`` ops at their level:
+    (row, share of its time solving saves, description)."""
+    from .compute import MATMUL_RE, _parse_list
+    rows = np.flatnonzero(ctx.flag(INVERSE_OP_RE) & ctx.is_host)
+    if not len(rows):
+        return []
+    mm = ctx.flag(MATMUL_RE)
+    shapes = ctx.events["shapes"].astype(str).to_numpy()
+    names = ctx.names(rows).astype(str)
+    # the ops at each inverse's level, in start order on its thread
+    level = np.flatnonzero(ctx.is_host)
+    level = level[np.lexsort((ctx.start[level], ctx.rows_of_parent[level], ctx.track_code[level]))]
+    where_in = np.full(ctx.n, -1)
+    where_in[level] = np.arange(len(level))
+    out = []
+    for r, name in zip(rows, names):
+        shp = _parse_list(shapes[r])
+        a = shp[0] if shp and isinstance(shp[0], list) else None
+        if not a or len(a) != 2 or a[0] != a[1] or a[0] < th["min_n"]:
+            continue
+        i = where_in[r]
+        for j in level[i + 1: i + 1 + PRODUCT_LOOKAHEAD]:
+            if ctx.rows_of_parent[j] != ctx.rows_of_parent[r] or ctx.track_code[j] != ctx.track_code[r]:
+                break
+            ops = _parse_list(shapes[j]) if mm[j] else []
+            if ops and ops[0] == a:
+                b = ops[1] if len(ops) > 1 and isinstance(ops[1], list) else []
+                kind = "pinv" if "pinv" in name or "pinverse" in name else "inv"
+                k = b[-1] if len(b) >= 2 else 1
+                out.append((int(r), _solve_share(kind, a[0], k),
+                            f"{name} of a {a[0]} x {a[0]} matrix, then {ctx.names([j])[0]}"))
+                break
+    return out
+
+
 def inverse_product(ctx, th):
-    """``inv(A) @ b`` with A of ``min_n`` rows or more. Gain: each line's time scaled by solve's FLOPs
-    (LU 2n^3/3 + 2n^2 k) over the inverse's and the product's (2n^3 + 2n^2 k)."""
+    """``inv(A) @ b`` with A of ``min_n`` rows or more: on a traced line (numpy, scipy), or a framework's inverse
+    op (torch.linalg.inv, pinv) whose result a matrix product takes. Gain: each line's time (each inverse op's)
+    scaled by solve's FLOPs (LU 2n^3/3 + 2n^2 k) over the inverse's and the product's (2n^3 + 2n^2 k; an
+    SVD-based pseudo-inverse 23n^3 + 2n^2 k)."""
+    ops = _op_inverses(ctx, th)
+    if ops:
+        yield from _ops_finding(ctx, th, ops)
+        return
     flagged = []
     for rec, c, (a, b) in _contractions(ctx, "inv_product"):
         if a is None or b is None or len(a["shape"]) != 2 or a["shape"][0] < th["min_n"]:
             continue
         n = a["shape"][0]
         k = b["shape"][-1] if len(b["shape"]) >= 2 else 1
-        done, needed = 2.0 * n ** 3 + 2.0 * n * n * k, 2.0 * n ** 3 / 3 + 2.0 * n * n * k
-        flagged.append((rec, 1.0 - needed / done,
+        done, needed = INVERSE_N3["inv"] * n ** 3 + 2.0 * n * n * k, LU_N3 * n ** 3 + 2.0 * n * n * k
+        flagged.append((rec, _solve_share("inv", n, k),
                         f"inv({c['operands'][0]}) @ {c['operands'][1]} with a {n} x {n} matrix: {done:.3g} FLOPs "
                         f"where solve needs {needed:.3g}"))
     if not flagged:
@@ -85,9 +147,34 @@ def inverse_product(ctx, th):
     def title(first, t):
         return f"Line {where(first[0]['file_line'])} inverts a matrix to solve with it: {first[2]} ({F.ns(t)}, {pct(t, ctx.wall):.0f}% of end-to-end)"
 
-    sugg = ("Solve instead of inverting: np.linalg.solve(A, b) (torch.linalg.solve); for a matrix reused across "
-            "many right-hand sides factor it once (scipy.linalg.lu_factor / cho_factor for a symmetric positive "
-            "definite one) and lu_solve / cho_solve per right-hand side.")
-    yield from finding_from_lines(ctx, th, "inverse_product", "hotspot", flagged, title, sugg,
+    yield from finding_from_lines(ctx, th, "inverse_product", "hotspot", flagged, title, SOLVE_SUGGESTION,
                                   " (each line's time scaled by solve's FLOPs over the inverse's and the product's)",
                                   {"flops": "inv 2n^3 + product 2n^2 k; solve 2n^3/3 + 2n^2 k"})
+
+
+SOLVE_SUGGESTION = ("Solve instead of inverting: np.linalg.solve(A, b) (torch.linalg.solve); for a symmetric positive "
+                    "definite matrix (X^T X + lambda I) a Cholesky factor and cho_solve (torch.linalg.cholesky + "
+                    "torch.cholesky_solve); for a matrix reused across many right-hand sides factor it once "
+                    "(scipy.linalg.lu_factor / cho_factor, torch.linalg.lu_factor) and solve per right-hand side; "
+                    "lstsq where the system is not square.")
+
+
+def _ops_finding(ctx, th, ops: list[tuple[int, float, str]]):
+    from .compute import _factor_gain
+    rows = np.array([r for r, _, _ in ops], dtype=np.int64)
+    t = covered_ns(ctx, rows)
+    if pct(t, ctx.wall) < th["min_pct"]:
+        return
+    factor = np.ones(ctx.n)
+    for r, share, _ in ops:
+        factor[r] = 1.0 - share
+    gain, conf = _factor_gain(ctx, rows, factor)
+    first = max(ops, key=lambda x: ctx.dur[x[0]])
+    title = (f"A matrix is inverted to solve with it {len(ops):,} time(s): {first[2]} ({F.ns(t)}, "
+             f"{pct(t, ctx.wall):.0f}% of end-to-end)")
+    yield make_finding(ctx, "inverse_product", "hotspot", title,
+                       evidence={"inverses": len(ops), "time_ns": t, "example": first[2],
+                                 "flops_n3": {"inverse": INVERSE_N3, "lu_solve": LU_N3}},
+                       ops=sorted({str(n) for n in ctx.names(rows)}), suggestion=SOLVE_SUGGESTION, gain_ns=gain,
+                       method=METHOD_CP + " (each inverse op at solve's share of its FLOPs)", confidence=conf * 0.6,
+                       rows=rows, affected_ns=t)

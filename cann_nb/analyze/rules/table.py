@@ -262,7 +262,8 @@ RULES: tuple[Rule, ...] = (
     Rule("inverse_product", "hotspot", "A matrix inverted to solve with it (inv(A) @ b)",
          linalg.inverse_product, {"min_n": 64, "min_pct": 5.0},
          "NumPy docs, np.linalg.solve; Higham, Accuracy and Stability of Numerical Algorithms ('inv(A) @ b ... "
-         "slower and less accurate'); LU 2n^3/3 vs inverse 2n^3 FLOPs", METHOD_CP),
+         "slower and less accurate'); LU 2n^3/3 vs inverse 2n^3 FLOPs, pseudo-inverse 21n^3 (Golub-Reinsch SVD, "
+         "Golub & Van Loan) + 2n^3", METHOD_CP),
     Rule("growing_prefix", "redundant", "A growing prefix recomputed at every step (decoding without a KV cache)",
          prefix.growing_prefix, {"min_calls": 8, "min_pct": 5.0},
          "Hugging Face transformers docs, KV cache ('avoid recomputing ... past tokens'; use_cache, past_key_values); "
