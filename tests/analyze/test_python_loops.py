@@ -105,6 +105,35 @@ def test_iterrows_loop_is_a_host_bound_per_row_loop(tmp_path):
     assert "iterrows" in it.suggestion
 
 
+FRAME_PER_RECORD = """
+    import json
+
+    import pandas as pd
+
+    LOG = "\\n".join(json.dumps({{"ts": 1_700_000_000 + i, "device": "d%d" % (i % 7), "temp": 20 + i % 9 * 0.5,
+                                  "humidity": 50.5, "battery": 3.7, "ok": i % 50 > 0}}) for i in range(1500))
+
+    def load(text):
+        {body}
+
+    result = load(LOG)
+"""
+
+
+def test_a_one_row_frame_per_record_is_a_per_row_loop_and_one_frame_is_not(tmp_path):
+    # each one-row DataFrame is a deep pandas call: over a millisecond traced (hundreds of events), a fraction
+    # of one without the profiler, which is what the per-call bound is judged on
+    per_row = "return pd.concat([pd.DataFrame([json.loads(s)]) for s in text.splitlines()], ignore_index=True)"
+    f = by_rule(findings(profile_script(tmp_path, FRAME_PER_RECORD.format(body=per_row), "rows")))["tiny_calls_by_line"][0]
+    frames = next(x for x in f.evidence["functions"] if x["name"].endswith("DataFrame.__init__"))
+    assert frames["calls"] == 1500 and f.category == "host_bound" and 30 < f.est_gain_pct <= 100
+    assert 0 < frames["typical_unprofiled_ns"] < 0.8 * frames["typical_ns"]   # the bound's measure
+    whole = "return pd.DataFrame.from_records([json.loads(s) for s in text.splitlines()])"
+    fs = by_rule(findings(profile_script(tmp_path, FRAME_PER_RECORD.format(body=whole), "whole")))
+    assert not any(x["name"].endswith("DataFrame.__init__") for f in fs.get("tiny_calls_by_line", [])
+                   for x in f.evidence["functions"])
+
+
 def test_vectorised_pandas_gets_no_per_row_finding(tmp_path):
     fs = findings(profile_script(tmp_path, VECTORISED))
     assert not (LOOP_RULES | OP_RULES) & {f.rule for f in fs}

@@ -203,7 +203,7 @@ def tiny_calls_by_line(ctx, th):
     keeps: one typical call of each distinct short function (it is then called once, on whole columns),
     every other call whole, and the line's own time whole when it does work (one typical execution's
     when it is only interpreter overhead)."""
-    from .host import LINE_RE, longest_piece
+    from .host import LINE_RE, longest_piece, recording_in_subtree
 
     if "file_line" not in ctx.events or not ctx.n:
         return
@@ -237,14 +237,18 @@ def tiny_calls_by_line(ctx, th):
         return
     piece = longest_piece(ctx)
     line_of = ctx.name_code[owner]
+    # a call's time without the profiler: a deep library call (a one-row DataFrame) records hundreds of events
+    bare = np.maximum(ctx.dur[calls] - recording_in_subtree(ctx)[calls], 0.0)
     df = pd.DataFrame({"line": line_of, "fn": ctx.name_code[calls], "dur": ctx.dur[calls],
-                       "piece": piece[calls]})
+                       "piece": piece[calls], "bare": bare})
     g = df.groupby(["line", "fn"], sort=False).agg(n=("dur", "size"), total=("dur", "sum"),
-                                                   typical=("dur", "median"), piece=("piece", "median"))
+                                                   typical=("dur", "median"), piece=("piece", "median"),
+                                                   bare=("bare", "median"))
     # overhead-made: no piece of work over short_ns, or none over max_piece_share of the call (its time is
-    # spread over many small steps: argument checks, broadcasting, small objects, as in scipy.stats' calls)
+    # spread over many small steps: argument checks, broadcasting, small objects, as in scipy.stats' calls);
+    # short unprofiled
     g["short"] = ((g["piece"] < th["short_ns"]) | (g["piece"] < th["max_piece_share"] * g["typical"])) \
-        & (g["typical"] < th["max_call_ns"])
+        & (g["bare"] < th["max_call_ns"])
     short = g[g["short"]]
     per_line = short.groupby(level="line").agg(n=("n", "sum"), total=("total", "sum"), kept=("typical", "sum"))
     per_line = per_line[per_line["n"] >= th["min_calls"]]
@@ -292,7 +296,8 @@ def tiny_calls_by_line(ctx, th):
                     "executions": execs, "calls": n_calls, "calls_per_execution": n_calls / max(execs, 1),
                     "mean_call_ns": mean, "line_ns": line_ns,
                     "functions": [{"name": str(ctx.name_cats[c]), "calls": int(r["n"]), "total_ns": int(r["total"]),
-                                   "typical_ns": float(r["typical"]), "longest_piece_ns": float(r["piece"])}
+                                   "typical_ns": float(r["typical"]), "typical_unprofiled_ns": float(r["bare"]),
+                                   "longest_piece_ns": float(r["piece"])}
                                   for c, r in fns.head(5).iterrows()],
                     "kept_calls_ns": float(row["kept"]), "typical_self_ns": typical_self,
                     "self_saved_ns": self_saved, "removable_ns": removable,

@@ -84,6 +84,24 @@ def longest_piece(ctx) -> np.ndarray:
     return ctx.memo("longest_piece", calc)
 
 
+def recording_in_subtree(ctx) -> np.ndarray:
+    """Per event, the profiler's own time charged inside it (its row's and its descendants'): what its
+    duration loses without the profiler."""
+    def calc():
+        out = ctx.recording_cost.astype(float).copy()
+        if not ctx.n or not out.any():
+            return out
+        prow = ctx.rows_of_parent
+        depth = ctx.events["depth"].to_numpy()
+        rows = np.flatnonzero(prow >= 0)
+        rows = rows[np.argsort(-depth[rows], kind="stable")]   # deepest first: children before parents
+        cuts = np.flatnonzero(np.diff(depth[rows])) + 1
+        for level in np.split(rows, cuts):
+            np.add.at(out, prow[level], out[level])
+        return out
+    return ctx.memo("recording_in_subtree", calc)
+
+
 SPLIT_MIN_CHILDREN = 20    # an op that makes this many sub-ops is a loop inside one call
 
 
