@@ -251,6 +251,22 @@ def test_a_torch_inverse_multiplied_is_found_from_the_trace_and_a_solve_is_not()
     assert found(_profile_torch(solved), "inverse_product") == []
 
 
+def test_a_shared_matrix_repeated_for_bmm_is_a_broadcast_copy_and_a_broadcasting_matmul_is_not():
+    torch = pytest.importorskip("torch")
+    keys, q = torch.randn(512, 64), torch.randn(32, 16, 64)
+
+    def repeated():
+        return [torch.bmm(q, keys.unsqueeze(0).repeat(32, 1, 1).transpose(1, 2)) for _ in range(4)]
+
+    def broadcast():
+        return [q @ keys.T for _ in range(4)]
+
+    (f,) = found(_profile_torch(repeated), "repeated_rows")
+    assert f.category == "memory" and "aten::repeat of [1, 512, 64] by [32, 1, 1], 4.0 MiB" in f.title
+    assert f.evidence["copies"] == 4 * 32 and 0 < f.est_gain_pct <= 100
+    assert found(_profile_torch(broadcast), "repeated_rows") == []
+
+
 def test_a_loop_invariant_inverse_is_recomputed_work():
     torch = pytest.importorskip("torch")
     a = torch.randn(256, 256) + 256 * torch.eye(256)

@@ -6,7 +6,7 @@ shared/docs/analysis-anchors.md (catalogue ids in brackets).
 
 from __future__ import annotations
 
-from . import (arrays, autograd, buffers, builtin_calls, call_sites, compute, containers, contractions,
+from . import (arrays, autograd, broadcasts, buffers, builtin_calls, call_sites, compute, containers, contractions,
                convolution, device, discarded, exact, frameworks, gradients, growth, host, inplace_writes,
                library_loops, library_warnings, lines, linalg, memo, memory, prefix, processes, redundant, regex,
                repeats, roofline, same_values, selection, sparse, structured, sweeps, waits)
@@ -186,9 +186,12 @@ RULES: tuple[Rule, ...] = (
          "NumPy docs (broadcasting: 'can lead to inefficient use of memory'; numexpr/einsum for large "
          "intermediates); memory-bound work takes time in proportion to bytes moved (roofline); 4 MiB: beyond "
          "a core's L2, where temporaries cost DRAM traffic", METHOD_CP),
-    Rule("repeated_rows", "memory", "A broadcast written out to memory (np.tile / np.repeat of a vector)",
-         arrays.repeated_rows, {"min_pct": 5.0},
-         "NumPy docs, broadcasting ('without making needless copies of data'); np.broadcast_to returns a view",
+    Rule("repeated_rows", "memory", "A broadcast written out to memory (np.tile / np.repeat of a vector, "
+         "x.repeat(b, 1, 1) for bmm)",
+         broadcasts.repeated_copies, {"min_pct": 5.0, "min_bytes": 1 << 20},
+         "NumPy docs, broadcasting ('without making needless copies of data'); np.broadcast_to returns a view; "
+         "PyTorch docs, Tensor.expand ('does not allocate new memory'), Tensor.repeat ('copies the tensor's "
+         "data'), torch.matmul broadcasts batch dimensions; 1 MiB: below it the copies stay in cache",
          METHOD_CP),
     Rule("materialised_selection", "redundant", "A large intermediate built in full to keep a few of its elements "
          "(all pairs then argmin, a cross join then a filter)", selection.materialised_selection,

@@ -1,0 +1,83 @@
+"""``repeated_rows`` on both sources: an array or tensor built by repeating another along new or size-1
+dimensions, a broadcast written out to memory and read back.
+
+* numpy (``np.tile``, ``np.repeat`` of a vector): from the Python tracer's line samples (arrays.repeated_rows);
+* a framework's trace: ``aten::repeat`` (``x.unsqueeze(0).repeat(b, 1, 1)`` so that ``bmm`` takes a shared
+  matrix, ``torch.tile``), its repeat counts from the trace's concrete inputs: each call copies its input
+  ``prod(repeats)`` times where ``expand`` (a view) or a broadcasting matmul (``q @ keys.T``) reads it once.
+
+Gain (trace): the repeat calls removed, replayed; what the ops reading the copies lose to them (a batched
+matmul re-reading identical copies through the cache) is not counted, so it is a lower bound.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+
+from ... import formatting as F
+from . import arrays
+from .base import METHOD_CP, covered_ns, make_finding, pct
+
+REPEAT_OP_RE = re.compile(r"^aten::(repeat|tile)$")
+ITEM_BYTES = {"float": 4, "double": 8, "c10::half": 2, "c10::bfloat16": 2, "long": 8, "int": 4, "short": 2,
+              "bool": 1, "unsigned char": 1, "signed char": 1, "c10::complex<float>": 8, "c10::complex<double>": 16}
+
+
+def repeated_copies(ctx, th):
+    """Tensors repeated to ``min_bytes`` or more by ``aten::repeat``/``tile`` in a framework's trace; else
+    numpy's tiled arrays on traced lines (arrays.repeated_rows)."""
+    found = _repeat_ops(ctx, th)
+    if not found:
+        yield from arrays.repeated_rows(ctx, th)
+        return
+    rows = np.array([r for r, _, _ in found], dtype=np.int64)
+    t = covered_ns(ctx, rows)
+    if pct(t, ctx.wall) < th["min_pct"]:
+        return
+    from .compute import _factor_gain
+    gain, conf = _factor_gain(ctx, rows, np.zeros(ctx.n))
+    copies = sum(c for _, c, _ in found)
+    first = max(found, key=lambda x: ctx.dur[x[0]])
+    title = (f"{len(found):,} tensor(s) repeated into copies ({first[2]}): broadcasts written to memory, "
+             f"{copies:,} copies in all, {F.ns(t)} ({pct(t, ctx.wall):.0f}% of end-to-end)")
+    sugg = ("Let broadcasting stretch the tensor instead of copying it: x.expand(b, -1, -1) is a view (no copy) "
+            "where a full-shape tensor is needed, and a matmul broadcasts a shared matrix itself (q @ keys.T, "
+            "torch.matmul(q, keys.transpose(0, 1)) instead of bmm against keys.repeat(b, 1, 1)); repeat() only "
+            "where each copy is then written separately.")
+    yield make_finding(ctx, "repeated_rows", "memory", title,
+                       evidence={"repeats": len(found), "copies": copies, "time_ns": t, "example": first[2]},
+                       ops=sorted({str(n) for n in ctx.names(rows)}), suggestion=sugg, gain_ns=gain,
+                       method=METHOD_CP + " (the repeat calls removed; the readers of the copies not counted)",
+                       confidence=conf * 0.6, rows=rows, affected_ns=t)
+
+
+def _repeat_ops(ctx, th) -> list[tuple[int, int, str]]:
+    """(row, copies made, description) of each outermost repeat op making ``min_bytes`` or more."""
+    from .compute import _parse_list
+    flag = ctx.flag(REPEAT_OP_RE) & ctx.is_host
+    rows = np.flatnonzero(flag)
+    if not len(rows) or "concrete" not in ctx.events:
+        return []
+    parent = ctx.rows_of_parent[rows]
+    rows = rows[~((parent >= 0) & flag[np.maximum(parent, 0)])]   # tile's own repeat: counted once
+    shapes = ctx.events["shapes"].astype(str).to_numpy()
+    dtypes = ctx.events["dtypes"].astype(str).to_numpy()
+    concrete = ctx.events["concrete"].astype(str).to_numpy()
+    out = []
+    for r in rows:
+        shp, dts = _parse_list(shapes[r]), _parse_list(dtypes[r])
+        try:
+            reps = json.loads(json.loads(concrete[r])[1])
+        except (ValueError, IndexError, TypeError):
+            continue   # no concrete repeat counts recorded
+        if not shp or not isinstance(shp[0], list) or not isinstance(reps, list) or not reps:
+            continue
+        copies = int(np.prod([int(x) for x in reps]))
+        size = ITEM_BYTES.get(str(dts[0]).lower(), 4) * int(np.prod(shp[0] or [1]))
+        if copies < 2 or copies * size < th["min_bytes"]:
+            continue
+        out.append((int(r), copies, f"{ctx.names([r])[0]} of {shp[0]} by {reps}, {F.nbytes(copies * size)}"))
+    return out
