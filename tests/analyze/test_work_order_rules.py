@@ -267,6 +267,23 @@ def test_a_shared_matrix_repeated_for_bmm_is_a_broadcast_copy_and_a_broadcasting
     assert found(_profile_torch(broadcast), "repeated_rows") == []
 
 
+def test_a_convolution_written_as_unfold_and_matmul_is_found_and_conv2d_is_not():
+    torch = pytest.importorskip("torch")
+    F = torch.nn.functional
+    x, w = torch.randn(4, 8, 64, 64), torch.randn(8, 8, 3, 3)
+
+    def unfolded():
+        return [(w.view(8, -1) @ F.unfold(x, kernel_size=3, padding=1)).view(4, 8, 64, 64) for _ in range(4)]
+
+    def direct():
+        return [F.conv2d(x, w, padding=1) for _ in range(4)]
+
+    (f,) = found(_profile_torch(unfolded), "unfold_conv")
+    assert f.category == "memory" and "aten::im2col of [4, 8, 64, 64] with a 3 x 3 kernel into 72-row" in f.title
+    assert f.evidence["unfolds"] == 4 and 0 < f.est_gain_pct <= 100
+    assert found(_profile_torch(direct), "unfold_conv") == []
+
+
 def test_a_loop_invariant_inverse_is_recomputed_work():
     torch = pytest.importorskip("torch")
     a = torch.randn(256, 256) + 256 * torch.eye(256)

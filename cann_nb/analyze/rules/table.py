@@ -9,7 +9,7 @@ from __future__ import annotations
 from . import (arrays, autograd, broadcasts, buffers, builtin_calls, call_sites, compute, containers, contractions,
                convolution, device, discarded, exact, frameworks, gradients, growth, host, inplace_writes,
                library_loops, library_warnings, lines, linalg, memo, memory, prefix, processes, redundant, regex,
-               repeats, roofline, same_values, selection, sparse, structured, sweeps, waits)
+               repeats, roofline, same_values, selection, sparse, structured, sweeps, unfold_conv, waits)
 from .base import METHOD_CP, METHOD_HEADROOM, Rule
 
 US, MS = 1_000, 1_000_000
@@ -251,6 +251,11 @@ RULES: tuple[Rule, ...] = (
          "NumPy docs (np.linalg.multi_dot: 'selecting the fastest evaluation order'; np.einsum optimize=False by "
          "default, np.einsum_path); the matrix-chain order problem (CLRS 15.2); work = max(FLOPs, ridge x bytes), "
          "ridge 8 FLOP/B: a core's FMA rate over its share of DRAM bandwidth (Williams et al., Roofline)", METHOD_CP),
+    Rule("unfold_conv", "memory", "A convolution written as im2col and a matmul (F.unfold then @)",
+         unfold_conv.unfold_conv, {"min_pct": 5.0},
+         "PyTorch docs, torch.nn.Unfold (the note: 'fold(unfold(x)) ... convolution ... is equivalent to' a matmul "
+         "over the unfolded blocks, which hold each input value k_h x k_w times); F.conv2d computes from the input "
+         "(oneDNN/cuDNN direct or implicit-GEMM convolution)", METHOD_CP),
     Rule("long_kernel_conv", "hotspot", "A long-kernel convolution computed directly where the FFT needs a fraction",
          convolution.long_kernel_conv, {"min_ratio": 2.0, "fft_penalty": 4.0, "min_pct": 5.0},
          "scipy.signal.fftconvolve / oaconvolve docs ('much faster than convolve for large arrays'); "
