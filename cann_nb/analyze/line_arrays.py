@@ -75,13 +75,8 @@ def _own_excess(ctx, raw: np.ndarray) -> np.ndarray:
     traced = np.flatnonzero(raw > 0)
     if len(traced) < 2:
         return raw
-    is_traced = raw > 0
-    at = ctx.rows_of_parent[traced].copy()
-    for _ in range(256):   # up to the nearest traced ancestor
-        climb = (at >= 0) & ~is_traced[np.maximum(at, 0)]
-        if not climb.any():
-            break
-        at[climb] = ctx.rows_of_parent[at[climb]]
+    from .timeline import nearest_ancestor
+    at = nearest_ancestor(ctx, traced, raw > 0)
     own = raw.copy()
     inner = at >= 0
     np.subtract.at(own, at[inner], raw[traced[inner]])

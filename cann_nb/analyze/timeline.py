@@ -38,6 +38,24 @@ def ancestor_flag(ctx, flag: np.ndarray) -> np.ndarray:
     return out
 
 
+def next_at_level(ctx, row: int, k: int) -> np.ndarray:
+    """The up to ``k`` host events that start after ``row`` under the same parent on the same thread, in start
+    order: the calls a Python expression makes next (``inv(a) @ b``: the inverse, then the product)."""
+    def order():
+        level = np.flatnonzero(ctx.is_host)
+        level = level[np.lexsort((ctx.start[level], ctx.rows_of_parent[level], ctx.track_code[level]))]
+        at = np.full(ctx.n, -1, dtype=I64)
+        at[level] = np.arange(len(level))
+        return level, at
+    level, at = ctx.memo("timeline.level_order", order)
+    i = at[row]
+    if i < 0:
+        return np.empty(0, dtype=I64)
+    nxt = level[i + 1: i + 1 + k]
+    same = (ctx.rows_of_parent[nxt] == ctx.rows_of_parent[row]) & (ctx.track_code[nxt] == ctx.track_code[row])
+    return nxt[: int(np.argmin(same)) if not same.all() else len(nxt)]
+
+
 def enclosing_flag(ctx, rows: np.ndarray) -> np.ndarray:
     """True for ``rows`` and every event enclosing them (ancestor_flag's other direction: climbs up)."""
     out = np.zeros(ctx.n, dtype=bool)

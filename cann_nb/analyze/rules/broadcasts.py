@@ -12,18 +12,18 @@ matmul re-reading identical copies through the cache) is not counted, so it is a
 
 from __future__ import annotations
 
-import json
+import math
 import re
 
 import numpy as np
 
 from ... import formatting as F
+from ..efficiency.tensors import parse_inputs
 from . import arrays
 from .base import METHOD_CP, covered_ns, make_finding, pct
+from .redundant import list_arg
 
 REPEAT_OP_RE = re.compile(r"^aten::(repeat|tile)$")
-ITEM_BYTES = {"float": 4, "double": 8, "c10::half": 2, "c10::bfloat16": 2, "long": 8, "int": 4, "short": 2,
-              "bool": 1, "unsigned char": 1, "signed char": 1, "c10::complex<float>": 8, "c10::complex<double>": 16}
 
 
 def repeated_copies(ctx, th):
@@ -56,28 +56,21 @@ def repeated_copies(ctx, th):
 
 def _repeat_ops(ctx, th) -> list[tuple[int, int, str]]:
     """(row, copies made, description) of each outermost repeat op making ``min_bytes`` or more."""
-    from .compute import _parse_list
     flag = ctx.flag(REPEAT_OP_RE) & ctx.is_host
     rows = np.flatnonzero(flag)
     if not len(rows) or "concrete" not in ctx.events:
         return []
     parent = ctx.rows_of_parent[rows]
     rows = rows[~((parent >= 0) & flag[np.maximum(parent, 0)])]   # tile's own repeat: counted once
-    shapes = ctx.events["shapes"].astype(str).to_numpy()
-    dtypes = ctx.events["dtypes"].astype(str).to_numpy()
-    concrete = ctx.events["concrete"].astype(str).to_numpy()
+    shapes, dtypes = ctx.events["shapes"].to_numpy(), ctx.events["dtypes"].to_numpy()
     out = []
     for r in rows:
-        shp, dts = _parse_list(shapes[r]), _parse_list(dtypes[r])
-        try:
-            reps = json.loads(json.loads(concrete[r])[1])
-        except (ValueError, IndexError, TypeError):
-            continue   # no concrete repeat counts recorded
-        if not shp or not isinstance(shp[0], list) or not isinstance(reps, list) or not reps:
+        inputs, reps = parse_inputs(shapes[r], dtypes[r]), list_arg(ctx, r, 1)
+        if not inputs or inputs[0] is None or not reps:
+            continue   # no tensor or no concrete repeat counts recorded
+        copies = math.prod(reps)
+        made = copies * inputs[0].nbytes
+        if copies < 2 or made < th["min_bytes"]:
             continue
-        copies = int(np.prod([int(x) for x in reps]))
-        size = ITEM_BYTES.get(str(dts[0]).lower(), 4) * int(np.prod(shp[0] or [1]))
-        if copies < 2 or copies * size < th["min_bytes"]:
-            continue
-        out.append((int(r), copies, f"{ctx.names([r])[0]} of {shp[0]} by {reps}, {F.nbytes(copies * size)}"))
+        out.append((int(r), copies, f"{ctx.names([r])[0]} of {list(inputs[0].dims)} by {reps}, {F.nbytes(made)}"))
     return out

@@ -68,38 +68,28 @@ def longest_piece(ctx) -> np.ndarray:
     small steps (a deep pandas call: argument checks, small objects, dispatch) has a short longest
     piece however long it takes in all; a call doing real native work (a LAPACK call, a sort, a
     ufunc on a large array) has a long one."""
-    def calc():
-        out = ctx.self_ns.astype(I64).copy()
-        if not ctx.n:
-            return out
-        prow = ctx.rows_of_parent
-        depth = ctx.events["depth"].to_numpy()
-        rows = np.flatnonzero(prow >= 0)
-        rows = rows[np.argsort(-depth[rows], kind="stable")]   # deepest first: children before parents
-        d = depth[rows]
-        cuts = np.flatnonzero(np.diff(d)) + 1
-        for level in np.split(rows, cuts):
-            np.maximum.at(out, prow[level], out[level])
+    return ctx.memo("longest_piece", lambda: _up_the_tree(ctx, ctx.self_ns.astype(I64), np.maximum))
+
+
+def _up_the_tree(ctx, values: np.ndarray, ufunc) -> np.ndarray:
+    """``values`` folded from every event into its ancestors with ``ufunc`` (np.maximum, np.add), deepest
+    level first so that a child is complete before its parent takes it."""
+    out = values.copy()
+    if not ctx.n:
         return out
-    return ctx.memo("longest_piece", calc)
+    prow = ctx.rows_of_parent
+    depth = ctx.events["depth"].to_numpy()
+    rows = np.flatnonzero(prow >= 0)
+    rows = rows[np.argsort(-depth[rows], kind="stable")]
+    for level in np.split(rows, np.flatnonzero(np.diff(depth[rows])) + 1):
+        ufunc.at(out, prow[level], out[level])
+    return out
 
 
 def recording_in_subtree(ctx) -> np.ndarray:
     """Per event, the profiler's own time charged inside it (its row's and its descendants'): what its
     duration loses without the profiler."""
-    def calc():
-        out = ctx.recording_cost.astype(float).copy()
-        if not ctx.n or not out.any():
-            return out
-        prow = ctx.rows_of_parent
-        depth = ctx.events["depth"].to_numpy()
-        rows = np.flatnonzero(prow >= 0)
-        rows = rows[np.argsort(-depth[rows], kind="stable")]   # deepest first: children before parents
-        cuts = np.flatnonzero(np.diff(depth[rows])) + 1
-        for level in np.split(rows, cuts):
-            np.add.at(out, prow[level], out[level])
-        return out
-    return ctx.memo("recording_in_subtree", calc)
+    return ctx.memo("recording_in_subtree", lambda: _up_the_tree(ctx, ctx.recording_cost.astype(float), np.add))
 
 
 SPLIT_MIN_CHILDREN = 20    # an op that makes this many sub-ops is a loop inside one call

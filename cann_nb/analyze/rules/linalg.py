@@ -22,6 +22,7 @@ import numpy as np
 
 from ... import formatting as F
 from ..line_arrays import line_arrays
+from ..timeline import next_at_level
 from .arrays import finding_from_lines, where
 from .base import METHOD_CP, covered_ns, make_finding, pct
 
@@ -96,21 +97,13 @@ def _op_inverses(ctx, th) -> list[tuple[int, float, str]]:
     mm = ctx.flag(MATMUL_RE)
     shapes = ctx.events["shapes"].astype(str).to_numpy()
     names = ctx.names(rows).astype(str)
-    # the ops at each inverse's level, in start order on its thread
-    level = np.flatnonzero(ctx.is_host)
-    level = level[np.lexsort((ctx.start[level], ctx.rows_of_parent[level], ctx.track_code[level]))]
-    where_in = np.full(ctx.n, -1)
-    where_in[level] = np.arange(len(level))
     out = []
     for r, name in zip(rows, names):
         shp = _parse_list(shapes[r])
         a = shp[0] if shp and isinstance(shp[0], list) else None
         if not a or len(a) != 2 or a[0] != a[1] or a[0] < th["min_n"]:
             continue
-        i = where_in[r]
-        for j in level[i + 1: i + 1 + PRODUCT_LOOKAHEAD]:
-            if ctx.rows_of_parent[j] != ctx.rows_of_parent[r] or ctx.track_code[j] != ctx.track_code[r]:
-                break
+        for j in next_at_level(ctx, r, PRODUCT_LOOKAHEAD):
             ops = _parse_list(shapes[j]) if mm[j] else []
             if ops and ops[0] == a:
                 b = ops[1] if len(ops) > 1 and isinstance(ops[1], list) else []

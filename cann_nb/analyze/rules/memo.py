@@ -23,7 +23,7 @@ import pandas as pd
 
 from ... import formatting as F
 from ..python_spans import call_kinds, places, user_frames
-from ..timeline import ancestor_flag
+from ..timeline import ancestor_flag, nearest_ancestor
 from .arrays import where
 from .base import METHOD_CP, make_finding, pct, replay_gain
 
@@ -109,13 +109,7 @@ def repeated_calls(ctx, th):
 
 def _user_lines(ctx, rows: np.ndarray) -> pd.Series:
     """Time of ``rows`` per the user's line (or function) they ran under, the nearest user frame above each."""
-    user = user_frames(ctx)
-    at = ctx.rows_of_parent[rows].copy()
-    for _ in range(256):   # call depth below the user's frame
-        climb = (at >= 0) & ~user[np.maximum(at, 0)]
-        if not climb.any():
-            break
-        at[climb] = ctx.rows_of_parent[at[climb]]
+    at = nearest_ancestor(ctx, rows, user_frames(ctx))
     ok = at >= 0
     codes, index = places(ctx)
     lines = np.asarray(index, dtype=object)[codes[at[ok]]]

@@ -83,6 +83,18 @@ def _size_arg(ctx, row):
     return _shape_of(v)
 
 
+def list_arg(ctx, row, i: int):
+    """The ``i``-th concrete argument of an op when it is an int list (a repeat count, a kernel size), else None."""
+    args = _concrete(ctx, row)
+    if i >= len(args) or not isinstance(args[i], str) or not args[i].startswith("["):
+        return None
+    try:
+        v = json.loads(args[i])
+    except ValueError:
+        return None
+    return v if isinstance(v, list) and all(isinstance(x, int) for x in v) else None
+
+
 def _int_arg(args, i, default=None):
     try:
         return int(str(args[i]).strip())

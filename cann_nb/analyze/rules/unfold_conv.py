@@ -10,13 +10,14 @@ product is not counted either way.
 
 from __future__ import annotations
 
-import json
 import re
 
 import numpy as np
 
 from ... import formatting as F
+from ..timeline import next_at_level
 from .base import METHOD_CP, covered_ns, make_finding, pct
+from .redundant import list_arg
 
 IM2COL_RE = re.compile(r"^aten::(im2col|unfold_im2col)$")
 LOOKAHEAD = 4   # ops after the im2col, at its level, where the product that takes its columns may start
@@ -57,30 +58,18 @@ def _unfolds(ctx, th) -> list[tuple[int, str]]:
     parent = ctx.rows_of_parent[rows]
     rows = rows[~((parent >= 0) & flag[np.maximum(parent, 0)])]
     shapes = ctx.events["shapes"].astype(str).to_numpy()
-    concrete = ctx.events["concrete"].astype(str).to_numpy()
     mm = ctx.flag(MATMUL_RE)
-    level = np.flatnonzero(ctx.is_host)
-    level = level[np.lexsort((ctx.start[level], ctx.rows_of_parent[level], ctx.track_code[level]))]
-    at = np.full(ctx.n, -1)
-    at[level] = np.arange(len(level))
     out = []
     for r in rows:
-        shp = _parse_list(shapes[r])
-        try:
-            kernel = json.loads(json.loads(concrete[r])[1])
-        except (ValueError, IndexError, TypeError):
-            continue
+        shp, kernel = _parse_list(shapes[r]), list_arg(ctx, r, 1)
         x = shp[0] if shp and isinstance(shp[0], list) else None
-        if not x or len(x) not in (3, 4) or not isinstance(kernel, list) or len(kernel) != 2:
+        if not x or len(x) not in (3, 4) or kernel is None or len(kernel) != 2:
             continue
         b, c = (x[0], x[1]) if len(x) == 4 else (None, x[0])
         rows_of_cols = c * int(kernel[0]) * int(kernel[1])
         if rows_of_cols <= c:
             continue   # a 1 x 1 kernel copies nothing
-        i = at[r]
-        for j in level[i + 1: i + 1 + LOOKAHEAD]:
-            if ctx.rows_of_parent[j] != ctx.rows_of_parent[r] or ctx.track_code[j] != ctx.track_code[r]:
-                break
+        for j in next_at_level(ctx, r, LOOKAHEAD):
             ops = _parse_list(shapes[j]) if mm[j] else []
             if any(isinstance(o, list) and len(o) >= 2 and o[-2] == rows_of_cols and (b is None or o[0] == b)
                    for o in ops):
