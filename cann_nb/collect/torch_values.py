@@ -13,8 +13,10 @@ inside it. It records neither outputs as such nor versions, so values are number
 * a storage allocated inside an op holds a value derived from that op's inputs and the allocation's rank
   (so ``mm``'s own ``resolve_conj`` on its result already sees it); one an ``empty``-like op made holds
   none until an op writes it (read before: unknown), or the aten op that made it ends (its kernel filled
-  it); the storages an in-place op writes (``add_``, ``copy_``, ``out=`` overloads, batch norm's running
-  statistics) get a new value derived from its signature;
+  it), and so does an empty ``[0]`` buffer an ``out=`` overload resizes (how ``arange``, ``linspace``,
+  ``nonzero`` fill their result); the storages an op writes (``add_``, ``copy_``, ``out=`` buffers, batch
+  norm's running statistics) get a new value derived from its signature; which arguments it writes comes
+  from its schemas (``Tensor(a!)``), picked by the argument count, since torch 2.x's tree names no overload;
 * a value no recorded op computed is fresh, never equal to another: random ops, ``lift_fresh`` (a tensor
   made from Python data: ``torch.tensor``, ``from_numpy``), the outputs and written inputs of ops outside
   aten (custom ops, collectives), buffers a compiled region fills, and a view of a storage seen at several
@@ -75,6 +77,27 @@ def _view_args(concrete) -> tuple | None:
         return tuple(json.loads(c[1])), tuple(json.loads(c[2])), (int(offset) if offset != "" else None)
     except (TypeError, ValueError, IndexError):
         return None
+
+
+@lru_cache(maxsize=8192)
+def _out_args(name: str, n_args: int) -> tuple:
+    """The arguments an aten op called with ``n_args`` inputs may write, from its schemas (``Tensor(a!)``:
+    an ``out=`` buffer, an in-place op's self): torch 2.x's event tree names no overload, so the argument
+    count picks the schemas, and the union of theirs counts (a written tensor taken as read would invent a
+    repeat; the other way round only hides one)."""
+    import torch
+
+    try:
+        schemas = torch._C._jit_get_schemas_for_operator(name)
+    except RuntimeError:   # not a registered operator
+        return ()
+    return tuple(sorted({i for sc in schemas if len(sc.arguments) == n_args
+                         for i, a in enumerate(sc.arguments) if a.alias_info is not None and a.alias_info.is_write}))
+
+
+def _holds_nothing(args, tensor_type) -> bool:
+    """The op's first argument is a tensor with no elements."""
+    return bool(args) and isinstance(args[0], tensor_type) and 0 in args[0].sizes
 
 
 class _Budget(Exception):
@@ -149,6 +172,8 @@ class _Numbering:
         op writes it (its old contents do not matter) and as unknown where the op reads it."""
         if isinstance(a, self._tensor_type):
             aid = a.allocation_id
+            if 0 in a.sizes:   # holds no values (the [0] buffer an out= overload resizes and fills)
+                return ("empty", tuple(a.sizes), tuple(a.strides), a.dtype)
             if aid in self.uninit and aid in written:
                 return ("uninit", tuple(a.sizes), tuple(a.strides), a.dtype)
             v = self._value(a)
@@ -255,10 +280,18 @@ class _Numbering:
         name, overload = node.name, node.overload_name
         aten, writes, random, python_data, uninitialised, as_strided = _op_info(name, overload)
         args = ef.inputs
+        if python_data and name.startswith("aten::resize") and _holds_nothing(args, self._tensor_type):
+            # an empty buffer grown for an op to fill (arange, linspace, nonzero... write through their out=
+            # overload): like empty, it hands out storage that holds nothing until that op writes it
+            random = python_data = False
+            uninitialised = True
         concrete = self.concrete.get(node.correlation_id)
+        out_args = _out_args(name, len(args)) if aten and writes != WRITES_ALL else ()
         tensors = self.tensors(args) if writes or not aten else ()
         opaque = not aten and bool(tensors)   # a custom op or collective
         written = tensors if opaque or writes == WRITES_ALL else self.tensors(args[:1]) if writes else ()
+        if out_args:
+            written = [*written, *self.tensors([args[i] for i in out_args])]
         wrote = set(written)
         self.reads_new = self.reads_data = self.reads_doubtful = False
         # (two tensors alike told apart by their TensorImpl only in the user's calls: ops alias inside)

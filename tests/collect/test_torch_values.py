@@ -51,14 +51,32 @@ def test_the_same_work_on_the_same_values_shares_a_signature():
     assert rep["aten::argmax"] == 1           # depends on the query: a new value each time
 
 
+def test_a_table_built_from_arange_is_a_constant_every_time():
+    # arange, linspace, nonzero... fill an empty [0] buffer that their out= overload resizes: that buffer
+    # holds nothing, so the table is the same value on every call, and a different range is not
+    def tables(n):
+        for _ in range(4):
+            t = torch.arange(n).float()
+            torch.cos(torch.outer(t, torch.linspace(0, 1, 16)))
+
+    got = collect(lambda: (tables(256), tables(300)))
+    rep = repeats(got)
+    assert rep["aten::cos"] == 4 and rep["aten::outer"] == 4 and rep["aten::arange"] == 4
+    kinds = got.events.loc[got.events["name"].astype(str) == "aten::cos", "value_kind"]
+    assert (kinds == 1).all()   # from literals alone (model.VALUE_CONSTANT)
+
+
 def test_different_values_never_share_one():
     torch.manual_seed(0)
     x = torch.randn(32, 32)
     cube = torch.randn(6, 32, 32)
     a = np.ones((32, 32), np.float32)
+    buf = torch.zeros(32, 32)
 
     def varied():
         for i in range(6):
+            torch.mm(cube[i], x, out=buf)     # an out= buffer (the event tree names no overload)
+            torch.sigmoid(buf)
             torch.tanh(x[i] * 2)              # rows: one storage at six offsets
             torch.exp(cube[i].t() @ x)        # views of those views keep the row's offset
             torch.sin(cube[i].reshape(-1))
@@ -68,7 +86,8 @@ def test_different_values_never_share_one():
             torch.tanh(torch.from_numpy(a))   # Python data: lift_fresh makes it fresh
 
     rep = repeats(collect(varied))
-    assert all(rep.get(op, 1) == 1 for op in ("aten::tanh", "aten::mul", "aten::exp", "aten::matmul", "aten::sin")), rep
+    assert all(rep.get(op, 1) == 1 for op in ("aten::tanh", "aten::mul", "aten::exp", "aten::matmul", "aten::sin",
+                                           "aten::sigmoid")), rep
 
 
 def test_training_updates_the_weights_so_nothing_repeats():
