@@ -47,7 +47,12 @@ def _rows(ctx, rec: dict, is_call: np.ndarray, codes: np.ndarray, index: pd.Inde
 def _found(ctx, th, from_user: bool) -> list[tuple]:
     """(record, rows, time) per function whose repeated calls number ``min_repeats`` or more, counting only
     calls the user's code made (``from_user``) or only calls a library made inside its own work; where one
-    function's repeated calls lie inside another's, the outer one only (its repeats hold the inner's)."""
+    function's repeated calls lie inside another's, the outer one only (its repeats hold the inner's).
+    Once per analysis and threshold (both rules read the user's)."""
+    return ctx.memo(("repeated_calls_found", from_user, th["min_repeats"]), lambda: _find(ctx, th, from_user))
+
+
+def _find(ctx, th, from_user: bool) -> list[tuple]:
     recs = _records(ctx)
     if not recs or not ctx.n or "file_line" not in ctx.events or "call_kind" not in ctx.events:
         return []
