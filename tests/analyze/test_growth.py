@@ -105,7 +105,10 @@ def test_numpy_vstack_growing_under_the_python_tracer():
     check_gain(f)
     ev = f.evidence
     assert ev["size_basis"].startswith("call order")
-    assert ev["calls"] == 2500 and ev["rank_corr_time"] > 0.8 and ev["largest_step_share"] <= 0.65
+    # the rule's test is on tenths of the calls (their floor); single calls' rank correlation falls to
+    # ~0.75-0.85 when the machine is loaded (bursts of preempted calls: 0.787 seen here, 1 run in ~8)
+    assert ev["calls"] == 2500 and ev["rank_corr_floor"] > 0.8 and ev["rank_corr_time"] > 0.5
+    assert ev["largest_step_share"] <= 0.65
     assert ev["growth_ratio"] > 1.5
     assert "vstack" in f.ops[0] and f.title.startswith("np.vstack called 2,500 times")
 
