@@ -178,7 +178,11 @@ class _Numbering:
                 return ("uninit", tuple(a.sizes), tuple(a.strides), a.dtype)
             v = self._value(a)
             if v is None:
-                self.reads_new = self.reads_data = True
+                # contents not known: new data where the storage is from before the profile (a row of a
+                # dataset), not where an op made it here from values already counted (one of several parts
+                # of a result, q/k/v of one projection; a buffer no op wrote)
+                self.reads_new |= aid not in self.born
+                self.reads_data = True
                 return self.fresh()
             self.reads_doubtful |= v in self.doubtful
             if v in self.entered:   # its first reader brings it in
