@@ -195,7 +195,7 @@ def _measure_python() -> dict:
         tracer.stop()
         records.append(tracer.records_written)
         if not c_spans:   # once: how long the probe's C calls (len, abs: a few ns of work) last recorded
-            ev = tracer.result().events
+            ev = tracer.events()   # not result(): its meta asks for this very figure (a recursion)
             c_spans.append(float(ev.loc[ev["call_kind"].astype(str) == "c", "dur_ns"].median()))
         return ns_
 

@@ -372,15 +372,7 @@ class PythonTracer(Collector):
     # -- conversion (after the user's code) -------------------------------------------------
     def result(self) -> Collected:
         n = self._n
-        codes = np.frombuffer(self._codes[:n], dtype=np.int32).astype(np.int64)
-        times = np.frombuffer(self._times[:n], dtype=np.int64)
-        # Ctrl-C can land inside the hook, between recording a code and interning its identity
-        unknown = codes >= len(self._idents)
-        if unknown.any():
-            codes[unknown] = len(self._idents)
-            self._idents.append(("c", "<interrupted>"))
-        spans = _pair(codes, times, getattr(self, "_t_stop", 0))
-        events, kept = self._events(spans)
+        events, kept, codes, spans = self._converted()
         state = self._state
         meta = {
             "hooks": "sys.setprofile (calls, C calls)" + (" + per-frame line tracing" if self._lines_on() else ""),
@@ -416,6 +408,23 @@ class PythonTracer(Collector):
         if state.get("overflowed"):
             meta["buffer_full"] = f"stopped recording at options.buffer_events={self.options.buffer_events}"
         return Collected(events=events, meta=meta, dropped=int(state.get("dropped", 0)))
+
+    def events(self) -> pd.DataFrame:
+        """The recorded spans as event rows, without the meta (which reads the machine's cost figures: the
+        probe that measures them reads its own spans here)."""
+        return self._converted()[0]
+
+    def _converted(self) -> tuple:
+        codes = np.frombuffer(self._codes[:self._n], dtype=np.int32).astype(np.int64)
+        times = np.frombuffer(self._times[:self._n], dtype=np.int64)
+        # Ctrl-C can land inside the hook, between recording a code and interning its identity
+        unknown = codes >= len(self._idents)
+        if unknown.any():
+            codes[unknown] = len(self._idents)
+            self._idents.append(("c", "<interrupted>"))
+        spans = _pair(codes, times, getattr(self, "_t_stop", 0))
+        events, kept = self._events(spans)
+        return events, kept, codes, spans
 
     def _call_repeats_meta(self) -> dict:
         repeats = getattr(self, "_repeats", None)

@@ -18,9 +18,15 @@ def test_torch_cost_is_measured_once_and_cached(tmp_path, monkeypatch):
 
 def test_python_tracer_cost_per_record(tmp_path, monkeypatch):
     monkeypatch.setenv("CANN_NB_CACHE_DIR", str(tmp_path))
+    entered = []
+    measure = overhead._measure_python
+    monkeypatch.setattr(overhead, "_measure_python", lambda: entered.append(1) or measure())
     got = overhead.python_cost()
     # CPython's cost of calling a Python-level hook is ~0.1 us; a record cannot be free, nor cost a millisecond
     assert 10 < got["ns_per_record"] < 1_000_000
+    # measured once: the probe reads its spans without the meta that asks for this figure (that recursion
+    # measured it again at every level, ~100 s on a fresh machine)
+    assert len(entered) == 1
 
 
 def test_a_failed_probe_is_said_not_raised():
