@@ -56,6 +56,23 @@ BUSY_WORKER = """
     result = main()
 """
 
+BACKOFF = """
+    import math
+    import time
+
+    def parse(k):
+        return sum(math.sqrt(i + k) for i in range(4_000))
+
+    def main():
+        total = 0.0
+        for k in range(24):
+            total += parse(k)    # a few ms of Python, many times that under the tracer
+            time.sleep(0.008)    # a back-off far shorter than the host sampler's 50 ms interval
+        return total
+
+    result = main()
+"""
+
 
 def profile(tmp_path, src, name):
     script = tmp_path / f"{name}.py"
@@ -88,3 +105,14 @@ def test_polling_a_future_with_sleep_is_idle_time(tmp_path):
 
 def test_sleeping_while_a_worker_keeps_the_process_busy_is_not_idle(tmp_path):
     assert rule(profile(tmp_path, BUSY_WORKER, "busy")) == []
+
+
+def test_short_sleeps_between_traced_work_are_idle(tmp_path):
+    # each host sample's interval holds both the parsing (one core busy) and a sleep: the CPU is the main
+    # thread's outside the sleeps, none of it inside; and the sleeps' share is of the run without the tracer,
+    # whose cost makes the parsing look many times longer than it is
+    prof = profile(tmp_path, BACKOFF, "backoff")
+    (f,) = rule(prof)
+    ev = f.evidence
+    assert ev["sleeps"] == 24 and ev["idle_in_sleeps_ns"] > 0.8 * ev["sleep_ns"]
+    assert f.est_gain_pct > 100 * 0.8 * ev["sleep_ns"] / prof.meta["wall_ns"]

@@ -26,7 +26,11 @@ CPU_METRIC = "cpu_util:process"
 
 def _busy_ns(ctx, starts: np.ndarray, ends: np.ndarray) -> float | None:
     """CPU time of the whole process inside the spans (sorted, disjoint), from the host sampler's
-    ``cpu_util:process`` (each sample: % of one core over the interval ending at it); None without it."""
+    ``cpu_util:process`` (each sample: % of one core over the interval ending at it); None without it.
+    Within an interval, the main thread runs outside the spans (its code is what the tracer records) and
+    accounts for up to one core there: only the CPU beyond that can lie inside the spans (other threads).
+    Spread evenly instead, the CPU of a busy interval would fill sleeps shorter than the sampling
+    interval (a 12 ms back-off between 40 ms of parsing) and hide that nothing ran during them."""
     c = ctx.profile.counters
     if c is None or not len(c):
         return None
@@ -49,7 +53,8 @@ def _busy_ns(ctx, starts: np.ndarray, ends: np.ndarray) -> float | None:
         return cum[np.maximum(k - 1, 0)] + np.where(k > 0, inside, 0)
 
     overlap = covered_until(ts) - covered_until(lo)
-    return float((util * overlap).sum())
+    outside = (ts - lo) - overlap
+    return float(np.clip(util * (ts - lo) - outside, 0.0, overlap).sum())
 
 
 def sleep_polling(ctx, th):
@@ -67,21 +72,23 @@ def sleep_polling(ctx, th):
     starts, ends = ctx.start[rows].astype(np.int64), ctx.end[rows].astype(np.int64)
     ends = np.maximum(ends, starts)
     slept = float((ends - starts).sum())
-    if pct(slept, ctx.wall) < th["min_pct"]:
+    # a sleep lasts as long without the profiler, the code around it does not: its share is of that run
+    bare = ctx.wall_without_recording
+    if pct(slept, bare) < th["min_pct"]:
         return
     busy = _busy_ns(ctx, starts, ends)
     if busy is None:
         return          # no host samples: whether the process was idle is unknown, no guess
     idle = max(slept - busy, 0.0)
-    if pct(idle, ctx.wall) < th["min_pct"]:
+    if pct(idle, bare) < th["min_pct"]:
         return
     mask = np.zeros(ctx.n, dtype=bool)
     mask[rows] = True
     gain, conf = replay_gain(ctx, seg_factor=ctx.replay.seg_factor_for(mask, 1.0 - idle / slept))
     calls = len(rows)
     median = float(np.median(ends - starts))
-    title = (f"The main thread sleeps {F.ns(slept)} ({pct(slept, ctx.wall):.0f}% of end-to-end, {calls:,} calls of "
-             f"{F.ns(median)} median) while the process is idle for {F.ns(idle)} of it")
+    title = (f"The main thread sleeps {F.ns(slept)} ({pct(slept, bare):.0f}% of the run without the profiler's own "
+             f"time, {calls:,} calls of {F.ns(median)} median) while the process is idle for {F.ns(idle)} of it")
     sugg = ("Block on the thing you wait for instead of sleeping and re-checking: fut.result() or "
             "concurrent.futures.wait/as_completed for futures, threading.Event.wait() or queue.get() for a "
             "flag or a result, thread.join() or process.wait() for a worker: the wait ends when the work does, "
