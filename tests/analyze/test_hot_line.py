@@ -52,3 +52,15 @@ def test_a_line_whose_time_is_the_users_own_code_is_not_a_hot_line(tmp_path):
         result = main()
     """
     assert found(profile_script(tmp_path, src, "own"), "hot_line") == []
+
+
+def test_an_import_is_not_a_hot_line(tmp_path):
+    # the module's own code runs once per process at the import (scipy.interpolate: ~0.3 s, several times
+    # that traced): nothing the user can ask it to do differently, unlike the groupby call
+    src = SRC.replace("import pandas as pd\n", "import pandas as pd\n    from scipy.interpolate import CubicSpline\n")
+    src = src.replace("return float(q.sum()) + s", "return float(q.sum()) + s + float(CubicSpline([0, 1, 2], [0, 1, 0])(0.5))")
+    prof = profile_script(tmp_path, src, "imports")
+    ev = prof.events
+    imp = ev["name"].astype(str).str.contains("from scipy.interpolate import CubicSpline", regex=False).to_numpy()
+    assert ev["dur_ns"].to_numpy()[imp].sum() > 0.3 * prof.meta["wall_ns"]   # a hot line but for being an import
+    assert all("import" not in f.title for f in found(prof, "hot_line"))

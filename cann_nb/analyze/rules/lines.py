@@ -11,6 +11,8 @@ native work. No gain estimate: what to change depends on the call.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 
@@ -37,6 +39,14 @@ def _user_time_below(ctx, lines: np.ndarray) -> np.ndarray:
     return out
 
 
+IMPORT_RE = re.compile(r"^\s*(import\s|from\s+\S+\s+import\s)")
+
+
+def _source(label: str) -> str:
+    """The code of a line span's label (``file.py:7 line 7: code``)."""
+    return label.split(": ", 1)[1] if ": " in label else label
+
+
 def hot_line(ctx, th):
     """The user's lines (Python tracer line spans) covering ``min_pct`` of the run or more, whose typical run
     takes ``min_run_ns`` or more, and of whose time ``min_library_share`` or more lies outside the user's own
@@ -54,6 +64,8 @@ def hot_line(ctx, th):
     per["library"] = per["total"] - per["below"]
     per = per[per["library"] >= th["min_library_share"] * per["total"]]
     per = per[per["library"] >= th["min_pct"] / 100.0 * ctx.wall].sort_values("library", ascending=False)
+    # an import runs the library's module code once per process: no call to make cheaper
+    per = per[[not IMPORT_RE.match(_source(str(ctx.name_cats[c]))) for c in per.index]]
     for code, r in per.head(th["top"]).iterrows():
         rows = lines[ctx.name_code[lines] == code]
         t = covered_ns(ctx, rows)
@@ -67,7 +79,7 @@ def hot_line(ctx, th):
                    .sort_values(ascending=False).head(3)) if len(inside) else pd.Series(dtype=float)
         names = [str(ctx.name_cats[c]) for c in callees.index]
         label = str(ctx.names(rows[:1])[0])
-        source = label.split(": ", 1)[1] if ": " in label else label
+        source = _source(label)
         file_line = str(ctx.events["file_line"].iloc[rows[0]])
         lib = 100.0 * float(r["library"]) / max(float(r["total"]), 1.0)
         title = (f"Line {where(file_line)} ({source}) takes {F.ns(t)}, {share:.0f}% of end-to-end, "
