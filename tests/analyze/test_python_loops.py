@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import functools
 import runpy
-import sys
 import textwrap
 
 import pytest
@@ -251,6 +250,37 @@ def test_a_loop_calling_a_function_per_element_past_the_line_budget_is_counted_w
     ev_main = prof.events[prof.events["name"].astype(str) == "script.main"].iloc[0]
     assert loop.evidence["unrecorded_after_line_budget_ns"] > 0
     assert loop.evidence["region_ns"] >= 0.9 * ev_main["dur_ns"]
+
+
+def test_a_loop_function_called_again_after_its_share_of_lines_is_counted_whole(tmp_path, monkeypatch):
+    """A function holding a per-element loop, called once per column: after its share of the line budget its
+    later calls run the same loop as their frames' self time, between the caller's own lines."""
+    monkeypatch.setattr(pt, "CODE_LINE_BUDGET", 4000)
+    prof = profile_script(tmp_path, """
+        import numpy as np
+
+        cols = np.random.default_rng(0).random((60, 1_000))
+
+        def smooth(x):
+            out = np.empty_like(x)
+            out[0] = x[0]
+            for i in range(1, len(x)):
+                out[i] = 0.2 * x[i] + 0.8 * out[i - 1]
+            return out
+
+        def main():
+            return [float(smooth(c)[-1]) + float(np.abs(c).sum()) for c in cols]
+
+        result = main()
+    """)
+    assert prof.meta["collectors"]["python"]["line_capped"]
+    loop = by_rule(findings(prof))["python_loop"][0]
+    calls = prof.events[prof.events["name"].astype(str) == "script.smooth"]
+    assert len(calls) == 60
+    late = loop.evidence["capped_functions"]["script.smooth"]
+    assert 50 <= late < 60 and "later calls of script.smooth" in loop.title
+    # the loop is the calls of smooth, the traced ones and the later ones alike
+    assert loop.evidence["region_ns"] >= 0.9 * calls["dur_ns"].sum()
 
 
 def test_a_callback_loop_that_fills_the_buffer_and_stalls_is_counted_whole(tmp_path, monkeypatch):

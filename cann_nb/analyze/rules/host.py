@@ -12,7 +12,7 @@ from .. import classify as C
 from ..intervals import union
 from ..python_spans import call_kinds, places
 from ..sequential_loops import kept_ns, sampled_share
-from ..timeline import UNTRACKED, owner_label_codes
+from ..timeline import UNTRACKED, ancestor_flag, owner_label_codes
 from ... import formatting as F
 from .arrays import where
 from .base import (METHOD_CP, METHOD_HEADROOM, covered_ns, covered_spans_ns, make_finding, pct, replay_gain,
@@ -311,6 +311,28 @@ def _extend_run(ctx, runs: pd.DataFrame, u: np.ndarray, last_line: int, short_ns
     return runs, stop - end
 
 
+def _capped_calls(ctx, runs: pd.DataFrame, u: np.ndarray) -> list[np.ndarray]:
+    """Per function whose lines stopped being traced at its share (meta ``line_capped``) inside a run of
+    short lines: its calls after that, each the same per-element loop again, unrecorded but for its
+    frame's time (a loop function called per column: 288 calls, the first few traced line by line). One
+    piece per function: vectorised, each call becomes a few whole-array operations."""
+    per_row, last = _capped_last_lines(ctx, u[ctx.flag(LINE_RE)[u]])
+    in_run = set(u[runs["last"].to_numpy()].tolist()) if len(runs) else set()
+    out = []
+    for code, line in last.items():
+        frame = ctx.rows_of_parent[line]
+        if line not in in_run or frame < 0:
+            continue
+        later = np.flatnonzero((per_row == code) & (ctx.start > ctx.start[frame]))
+        if len(later):   # a recursive call inside another later call is counted there
+            mask = np.zeros(ctx.n, dtype=bool)
+            mask[later] = True
+            parent = ctx.rows_of_parent[later]
+            later = later[(parent < 0) | ~ancestor_flag(ctx, mask)[np.maximum(parent, 0)]]
+            out.append(later[np.argsort(ctx.start[later], kind="stable")])
+    return out
+
+
 def _run_budget_spent(ctx) -> bool:
     py = (ctx.meta.get("collectors") or {}).get("python") or {}
     # (profiles stored before the flag counted a budget used up before the buffer filled: line_spans)
@@ -392,14 +414,20 @@ def _short_runs(ctx, th, rule_id: str, category: str, max_unit_ns):
         s0, e0 = runs["start"].to_numpy(), runs["end"].to_numpy()
         callbacks = [r for r in _callback_runs(ctx, th["short_ns"], th["gap_ns"], th["min_iterations"], max_unit_ns)
                      if not ((s0 < ctx.end[r[-1]]) & (e0 > ctx.start[r[0]])).any()]
+        capped = _capped_calls(ctx, runs, u)
+        unrecorded += int(sum(ctx.dur[r].sum() for r in capped))
+    else:
+        capped = []
     if not len(runs) and not callbacks:
         return
-    starts = np.concatenate([runs["start"].to_numpy(), [ctx.start[r[0]] for r in callbacks]]).astype(np.int64)
-    ends = np.concatenate([runs["end"].to_numpy(), [ctx.end[r[-1]] for r in callbacks]]).astype(np.int64)
+    starts = np.concatenate([runs["start"].to_numpy(), [ctx.start[r[0]] for r in callbacks],
+                             *[ctx.start[r] for r in capped]]).astype(np.int64)
+    ends = np.concatenate([runs["end"].to_numpy(), [ctx.end[r[-1]] for r in callbacks],
+                           *[ctx.end[r] for r in capped]]).astype(np.int64)
     region = covered_spans_ns(ctx, starts, ends)   # runs of several threads overlap
     if pct(region, ctx.wall) < th["min_pct"]:
         return
-    pieces = [u[np.arange(a, b + 1)] for a, b in zip(runs["first"], runs["last"])] + callbacks
+    pieces = [u[np.arange(a, b + 1)] for a, b in zip(runs["first"], runs["last"])] + callbacks + capped
     rows = np.concatenate(pieces)
     run_of = np.repeat(np.arange(len(pieces)), [len(p) for p in pieces])
     d = ctx.dur[rows].astype(float)
@@ -441,7 +469,12 @@ def _short_runs(ctx, th, rule_id: str, category: str, max_unit_ns):
                         unrecorded_after_line_budget_ns=unrecorded)
         what = "executions of short lines" if not callbacks else \
             "short line executions and calls of a function called per element"
+        if capped:
+            what += (f" (with {sum(len(r) for r in capped):,} later calls of "
+                     f"{', '.join(sorted({str(ctx.names(r[:1])[0]) for r in capped}))} whose lines were no longer "
+                     "traced)")
         evidence["callback_functions"] = sorted({str(ctx.names(r[:1])[0]) for r in callbacks})
+        evidence["capped_functions"] = {str(ctx.names(r[:1])[0]): int(len(r)) for r in capped}
         title = (f"A per-element Python loop: {n_ops:,} {what} ({F.ns(mean)} on average, "
                  f"none doing more than {F.ns(th['short_ns'])} of work at a time) run back to back for "
                  f"{F.ns(region)} ({pct(region, ctx.wall):.0f}% of end-to-end)")
