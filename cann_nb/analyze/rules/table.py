@@ -6,8 +6,8 @@ shared/docs/analysis-anchors.md (catalogue ids in brackets).
 
 from __future__ import annotations
 
-from . import (arrays, autograd, broadcasts, buffers, builtin_calls, call_sites, compute, containers, contractions,
-               convolution, device, discarded, exact, frameworks, gradients, growth, host, inplace_writes,
+from . import (arrays, autograd, broadcast_products, broadcasts, buffers, builtin_calls, call_sites, compute,
+               containers, contractions, convolution, device, discarded, exact, frameworks, gradients, growth, host, inplace_writes,
                library_loops, library_warnings, lines, linalg, memo, memory, prefix, processes, redundant, regex,
                repeats, roofline, same_values, selection, sparse, structured, sweeps, unfold_conv, waits)
 from .base import METHOD_CP, METHOD_HEADROOM, Rule
@@ -256,6 +256,12 @@ RULES: tuple[Rule, ...] = (
          "PyTorch docs, torch.nn.Unfold (the note: 'fold(unfold(x)) ... convolution ... is equivalent to' a matmul "
          "over the unfolded blocks, which hold each input value k_h x k_w times); F.conv2d computes from the input "
          "(oneDNN/cuDNN direct or implicit-GEMM convolution)", METHOD_CP),
+    Rule("broadcast_contraction", "memory", "A matrix product written as a broadcast product summed over an axis",
+         broadcast_products.broadcast_contraction, {"min_pct": 5.0, "min_expansion": 4.0, "roof_frac": 0.7},
+         "PyTorch docs, torch.matmul / torch.einsum (a contraction without its terms stored); the terms of a "
+         "broadcast product are written to memory and read back by the sum (Williams et al., Roofline: bytes, "
+         "not FLOPs, bound it); an expansion of 4 x: each input value in four terms or more; roof_frac as "
+         "small_ops' (BLAS reaches ~70 % of the measured peak)", METHOD_CP),
     Rule("long_kernel_conv", "hotspot", "A long-kernel convolution computed directly where the FFT needs a fraction",
          convolution.long_kernel_conv, {"min_ratio": 2.0, "fft_penalty": 4.0, "min_pct": 5.0},
          "scipy.signal.fftconvolve / oaconvolve docs ('much faster than convolve for large arrays'); "
