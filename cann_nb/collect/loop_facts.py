@@ -19,6 +19,8 @@ order, without running anything:
 * dependent: the lines of statements that read the remaining (sequential) carried state, or a name such a
   statement assigned, or that run under a condition that does (two passes over the body, so a flow
   through the next pass is seen);
+* vectorisable_inner: the loops of independent passes nested in a sequential one (whose lines leave its
+  dependent ones: within each outer pass they run whole-array);
 * hoistable: on dependent lines, the calls none of whose inputs depend on the carried state (the last
   part of the called name: ``normal`` for ``rng.normal(0, 1, size=3)``): they could be made for all passes
   before the loop.
@@ -54,7 +56,23 @@ def file_loops(filename: str) -> list[dict]:
             out.append({"file": filename, **loop_facts(node)})
             if len(out) >= MAX_LOOPS:
                 break
-    return out
+    return _vectorisable_inside(out)
+
+
+def _vectorisable_inside(loops: list[dict]) -> list[dict]:
+    """A loop of independent passes nested in a sequential one runs whole-array within each outer pass (the
+    max over the previous step's scores for every tag at once, in a Viterbi step): its lines leave the outer
+    loop's dependent ones, though they read the carried state; what stays is one pass of the outer loop
+    each."""
+    for outer in loops:
+        if not outer["dependent"] or OPTIMIZER_STATE in outer["carried"]:
+            continue
+        inner = [(lp["line"], lp["end"]) for lp in loops if not lp["carried"]
+                 and outer["line"] < lp["line"] and lp["end"] <= outer["end"]]
+        if inner:
+            outer["dependent"] = [n for n in outer["dependent"] if not any(a <= n <= b for a, b in inner)]
+            outer["vectorisable_inner"] = [a for a, _ in inner]
+    return loops
 
 
 def loop_facts(loop) -> dict:

@@ -99,3 +99,21 @@ def test_a_training_loop_carries_the_parameters_its_optimizer_updates(tmp_path):
     """)
     assert train["carried"] == ["(parameters: updated by the optimizer)"] and train["dependent"] == [4, 5, 6, 7, 8, 9]
     assert (ema["line"], ema["carried"]) == (8, [])   # within a step, the per-parameter update is free
+
+
+def test_a_loop_of_independent_passes_inside_a_sequential_one_leaves_its_dependent_lines(tmp_path):
+    # Viterbi: each time step needs the previous step's scores, but the tags of one step are independent
+    outer, inner = loops(tmp_path, """
+        def viterbi(em, trans, start):
+            score = start + em[0]
+            for t in range(1, len(em)):
+                new = [0.0] * len(score)
+                for j in range(len(score)):
+                    new[j] = max(score[i] + trans[i][j] for i in range(len(score))) + em[t][j]
+                score = new
+            return score
+    """)
+    assert outer["line"] == 4 and outer["carried"] == ["score"]
+    assert inner["line"] == 6 and inner["carried"] == []
+    assert outer["vectorisable_inner"] == [6] and 7 not in outer["dependent"]
+    assert outer["dependent"] == [5, 8]
