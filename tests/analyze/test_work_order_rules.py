@@ -326,3 +326,30 @@ def test_an_inverse_of_a_new_matrix_each_iteration_is_not_recomputed_work(tmp_pa
     assert len(same) == 1 and "recomputed 8 times" in same[0].title
     # the line's sampled runs read a different array each time: its inputs change, nothing to hoist
     assert found(profile_script(tmp_path, INVERSES.format(which="mats"), "new"), "redundant_recompute") == []
+
+
+GUARD = """
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    A = rng.random((200, 200)) + 200 * np.eye(200)
+    B = rng.random((40, 200))
+
+    def safe_solve(M, b):
+        {check}
+        return np.linalg.solve(M, b)
+
+    def main():
+        return [safe_solve(A + k * np.eye(200), B[k]) for k in range(40)]
+
+    result = main()
+"""
+
+
+def test_an_svd_condition_check_per_solve_is_found_and_a_result_check_is_not(tmp_path):
+    svd = GUARD.format(check='if np.linalg.cond(M) > 1e12:\n            raise np.linalg.LinAlgError("singular")')
+    (f,) = found(profile_script(tmp_path, svd, "guarded"), "svd_guard")
+    assert f.category == "hotspot" and f.evidence["calls"] == 40 and "cond" in f.title
+    assert 0 < f.est_gain_pct < 100 and "dgecon" in f.suggestion
+    cheap = GUARD.format(check="assert np.isfinite(b).all()")
+    assert found(profile_script(tmp_path, cheap, "cheap"), "svd_guard") == []

@@ -9,6 +9,9 @@ symmetric):
   ``solve(A, b)`` needs (and is less accurate), a pseudo-inverse (an SVD) some thirty times; seen on a traced
   line, or from a framework's trace (a torch inverse op whose result a matrix product takes).
 
+* ``svd_guard``: ``np.linalg.cond`` or ``matrix_rank`` (an SVD) called over and over, typically to guard a
+  solve or a factorisation that costs a fraction of it: the SVD does ~12n^3 FLOPs against LU's 2n^3/3.
+
 Gains reason from LAPACK's FLOP counts (Golub & Van Loan, Matrix Computations, 4th ed.: the QR
 algorithm ~10n^3 for eigenvalues, ~25n^3 with eigenvectors; symmetric tridiagonal reduction 4n^3/3, ~9n^3
 with eigenvectors; LU 2n^3/3, inverse 2n^3): a line's time scaled by the needed FLOPs over the done ones.
@@ -171,3 +174,38 @@ def _ops_finding(ctx, th, ops: list[tuple[int, float, str]]):
                        ops=sorted({str(n) for n in ctx.names(rows)}), suggestion=SOLVE_SUGGESTION, gain_ns=gain,
                        method=METHOD_CP + " (each inverse op at solve's share of its FLOPs)", confidence=conf * 0.6,
                        rows=rows, affected_ns=t)
+
+
+# condition and rank checks done by a full SVD (numpy's default p=None/2-norm; torch's linalg ops)
+SVD_GUARD_RE = re.compile(r"^(numpy\.linalg(\._linalg|\.linalg)?\.(cond|matrix_rank)|aten::linalg_(cond|matrix_rank))$")
+
+
+def svd_guard(ctx, th):
+    """Condition numbers or ranks computed by a full SVD ``min_calls`` times or more (a check before every
+    solve): the SVD does ~12n^3 FLOPs (Golub & Van Loan), the LU of a solve 2n^3/3. Gain: the checks
+    removed, replayed (a solve's result says whether the matrix was singular: ``np.isfinite(x).all()``, a
+    LinAlgError, or the residual)."""
+    flag = ctx.flag(SVD_GUARD_RE) & ctx.is_host
+    rows = np.flatnonzero(flag)
+    if not len(rows):
+        return
+    parent = ctx.rows_of_parent[rows]
+    rows = rows[~((parent >= 0) & flag[np.maximum(parent, 0)])]
+    if len(rows) < th["min_calls"]:
+        return
+    t = covered_ns(ctx, rows)
+    if pct(t, ctx.wall) < th["min_pct"]:
+        return
+    from .compute import _factor_gain
+    gain, conf = _factor_gain(ctx, rows, np.zeros(ctx.n))
+    names = sorted({str(n) for n in ctx.names(rows)})
+    title = (f"{', '.join(names)} called {len(rows):,} times, {F.ns(t)} ({pct(t, ctx.wall):.0f}% of end-to-end): "
+             "each a full SVD, several times the solve or factorisation it usually guards")
+    sugg = ("np.linalg.cond (2-norm) and matrix_rank compute an SVD, ~12n^3 FLOPs against the 2n^3/3 of the LU "
+            "np.linalg.solve does. To guard a solve, check its result instead (np.isfinite(x).all(), the "
+            "residual, or catch np.linalg.LinAlgError); for an estimate from the LU factors you already have, "
+            "scipy.linalg.lu_factor then scipy.linalg.lapack.dgecon; or check once per matrix, not per call.")
+    yield make_finding(ctx, "svd_guard", "hotspot", title,
+                       evidence={"calls": int(len(rows)), "time_ns": t, "functions": names},
+                       ops=names, suggestion=sugg, gain_ns=gain, method=METHOD_CP + " (the SVD checks removed)",
+                       confidence=conf * 0.6, rows=rows, affected_ns=t)

@@ -256,6 +256,12 @@ RULES: tuple[Rule, ...] = (
          "PyTorch docs, torch.nn.Unfold (the note: 'fold(unfold(x)) ... convolution ... is equivalent to' a matmul "
          "over the unfolded blocks, which hold each input value k_h x k_w times); F.conv2d computes from the input "
          "(oneDNN/cuDNN direct or implicit-GEMM convolution)", METHOD_CP),
+    Rule("svd_guard", "hotspot", "A condition number or rank computed by SVD over and over (a check per solve)",
+         linalg.svd_guard, {"min_calls": 10, "min_pct": 5.0},
+         "numpy docs, numpy.linalg.cond ('computed using the SVD' for p=None/2) and matrix_rank (SVD); "
+         "Golub & Van Loan, Matrix Computations: SVD ~12n^3 FLOPs (singular values only ~4n^3 + bidiagonal "
+         "work), LU 2n^3/3; LAPACK xGECON estimates the condition from LU factors in O(n^2); 10 calls: a "
+         "check inside a loop, not a one-off", METHOD_CP),
     Rule("broadcast_contraction", "memory", "A matrix product written as a broadcast product summed over an axis",
          broadcast_products.broadcast_contraction, {"min_pct": 5.0, "min_expansion": 4.0, "roof_frac": 0.7},
          "PyTorch docs, torch.matmul / torch.einsum (a contraction without its terms stored); the terms of a "
