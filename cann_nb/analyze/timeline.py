@@ -38,6 +38,22 @@ def ancestor_flag(ctx, flag: np.ndarray) -> np.ndarray:
     return out
 
 
+def outermost(ctx, rows: np.ndarray) -> np.ndarray:
+    """The rows none of whose ancestors is among the rows (an op once, not again for its own call of itself)."""
+    rows = np.asarray(rows, dtype=np.int64)
+    mask = np.zeros(ctx.n, dtype=bool)
+    mask[rows] = True
+    has_flagged_anc = np.zeros(len(rows), dtype=bool)
+    cur = ctx.rows_of_parent[rows]
+    for _ in range(128):
+        live = cur >= 0
+        if not live.any():
+            break
+        has_flagged_anc[live] |= mask[cur[live]]
+        cur = np.where(live, ctx.rows_of_parent[np.maximum(cur, 0)], -1)
+    return rows[~has_flagged_anc]
+
+
 def next_at_level(ctx, row: int, k: int) -> np.ndarray:
     """The up to ``k`` host events that start after ``row`` under the same parent on the same thread, in start
     order: the calls a Python expression makes next (``inv(a) @ b``: the inverse, then the product)."""

@@ -294,8 +294,8 @@ class _Numbering:
         tensors = self.tensors(args) if writes or not aten else ()
         opaque = not aten and bool(tensors)   # a custom op or collective
         written = tensors if opaque or writes == WRITES_ALL else self.tensors(args[:1]) if writes else ()
-        if out_args:
-            written = [*written, *self.tensors([args[i] for i in out_args])]
+        if out_args:   # (an in-place op's self is in both: written once)
+            written = list(dict.fromkeys([*written, *self.tensors([args[i] for i in out_args])]))
         wrote = set(written)
         self.reads_new = self.reads_data = self.reads_doubtful = False
         # (two tensors alike told apart by their TensorImpl only in the user's calls: ops alias inside)

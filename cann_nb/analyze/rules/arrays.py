@@ -25,8 +25,9 @@ import numpy as np
 
 from ... import formatting as F
 from ..line_arrays import line_arrays
+from ..timeline import outermost
 from .base import METHOD_CP, covered_ns, make_finding, pct
-from .compute import _factor_gain, _outer
+from .compute import _factor_gain
 
 NUMBER_TYPES = {"int", "float", "bool", "complex", "Decimal", "Fraction"} | {
     f"{k}{b}" for k in ("int", "uint", "float", "complex") for b in (8, 16, 32, 64, 128)} | {"bool_"}
@@ -52,7 +53,7 @@ def finding_from_lines(ctx, th, rule_id, category, lines: list[tuple], title_of,
     factor = np.ones(ctx.n)
     for rec, frac, _ in lines:
         factor[rec["rows"]] = 1.0 - frac
-    outer = _outer(ctx, rows)
+    outer = outermost(ctx, rows)
     t = covered_ns(ctx, outer)
     removable = float(sum(float(ctx.dur[rec["rows"]].sum()) * frac for rec, frac, _ in lines))
     if pct(removable, ctx.wall_without_recording) < th["min_pct"]:

@@ -22,7 +22,7 @@ import numpy as np
 from ... import formatting as F
 from ..efficiency.roofline import peaks_for
 from ..efficiency.tensors import parse_inputs
-from ..timeline import next_at_level
+from ..timeline import next_at_level, outermost
 from .base import METHOD_CP, covered_ns, make_finding, pct
 from .redundant import list_arg
 
@@ -43,15 +43,13 @@ def _broadcast(a: tuple, b: tuple) -> tuple | None:
     return tuple(out)
 
 
-def _contractions(ctx, th) -> list[tuple[int, int, tuple, tuple, tuple, list]]:
-    """(mul row, reduction row, a dims, b dims, product dims, summed axes) per product summed over a shared
-    axis."""
-    flag = ctx.flag(MUL_RE) & ctx.is_host
-    rows = np.flatnonzero(flag)
+def _contractions(ctx, th) -> list[tuple[int, int, tuple, tuple, tuple, list, int, str]]:
+    """(mul row, reduction row, a dims, b dims, product dims, summed axes, element size, dtype class) per
+    product summed over a shared axis."""
+    rows = np.flatnonzero(ctx.flag(MUL_RE) & ctx.is_host)
     if not len(rows) or "concrete" not in ctx.events:
         return []
-    parent = ctx.rows_of_parent[rows]
-    rows = rows[~((parent >= 0) & flag[np.maximum(parent, 0)])]
+    rows = outermost(ctx, rows)
     shapes, dtypes = ctx.events["shapes"].astype(str).to_numpy(), ctx.events["dtypes"].astype(str).to_numpy()
     reduce = ctx.flag(REDUCE_RE)
     out = []
@@ -74,7 +72,7 @@ def _contractions(ctx, th) -> list[tuple[int, int, tuple, tuple, tuple, list]]:
                 continue
             axes = sorted({int(x) % n for x in axes})
             if all(pa[x] == pb[x] > 1 for x in axes):   # an index both operands carry: a contraction
-                out.append((int(r), int(j), tuple(a), tuple(b), prod, axes))
+                out.append((int(r), int(j), tuple(a), tuple(b), prod, axes, ins[0].size, ins[0].dtype))
             break
     return out
 
@@ -90,21 +88,23 @@ def broadcast_contraction(ctx, th):
     if pct(t, ctx.wall) < th["min_pct"]:
         return
     peaks = peaks_for(ctx.profile, "cpu")
-    fps, bw = (peaks.flops or {}).get("fp32", math.nan), peaks.bytes_per_s
+    bw = peaks.bytes_per_s
     gain, conf, kept = math.nan, 0.0, math.nan
-    if math.isfinite(fps) and fps > 0 and math.isfinite(bw) and bw > 0:
+    priced = [f for f in found if math.isfinite(peaks.flops_for(f[7])) and peaks.flops_for(f[7]) > 0]
+    if priced and math.isfinite(bw) and bw > 0:
         factor = np.ones(ctx.n)
         kept = 0.0
-        for m, s, a, b, prod, axes in found:
+        for m, s, a, b, prod, axes, size, dtype in priced:
+            fps = peaks.flops_for(dtype)
             terms = math.prod(prod)
-            moved = 4.0 * (math.prod(a) + math.prod(b) + terms // math.prod(prod[x] for x in axes))
+            moved = size * (math.prod(a) + math.prod(b) + terms // math.prod(prod[x] for x in axes))
             ns = 1e9 * max(2.0 * terms / fps, moved / bw) / th["roof_frac"]
             pair = float(ctx.dur[m] + ctx.dur[s])
             factor[m] = factor[s] = min(1.0, ns / max(pair, 1.0))
             kept += min(ns, pair)
         from .compute import _factor_gain
         gain, conf = _factor_gain(ctx, rows, factor)
-    m, s, a, b, prod, axes = max(found, key=lambda f: ctx.dur[f[0]])
+    m, s, a, b, prod, axes = max(found, key=lambda f: ctx.dur[f[0]])[:6]
     example = (f"{ctx.names([m])[0]} of {list(a)} by {list(b)} into {list(prod)}, then {ctx.names([s])[0]} over "
                f"axis {axes}")
     title = (f"A matrix product written as a broadcast product and a sum, {len(found):,} time(s) ({example}): "

@@ -19,6 +19,7 @@ import numpy as np
 
 from ... import formatting as F
 from ..efficiency.tensors import parse_inputs
+from ..timeline import outermost
 from . import arrays
 from .base import METHOD_CP, covered_ns, make_finding, pct
 from .redundant import list_arg
@@ -56,12 +57,10 @@ def repeated_copies(ctx, th):
 
 def _repeat_ops(ctx, th) -> list[tuple[int, int, str]]:
     """(row, copies made, description) of each outermost repeat op making ``min_bytes`` or more."""
-    flag = ctx.flag(REPEAT_OP_RE) & ctx.is_host
-    rows = np.flatnonzero(flag)
+    rows = np.flatnonzero(ctx.flag(REPEAT_OP_RE) & ctx.is_host)
     if not len(rows) or "concrete" not in ctx.events:
         return []
-    parent = ctx.rows_of_parent[rows]
-    rows = rows[~((parent >= 0) & flag[np.maximum(parent, 0)])]   # tile's own repeat: counted once
+    rows = outermost(ctx, rows)   # tile's own repeat: counted once
     shapes, dtypes = ctx.events["shapes"].to_numpy(), ctx.events["dtypes"].to_numpy()
     out = []
     for r in rows:

@@ -12,7 +12,7 @@ import pandas as pd
 
 from .. import classify as C
 from ..patterns import elementwise_chains, idioms
-from ..timeline import ancestor_flag
+from ..timeline import ancestor_flag, outermost
 from ... import formatting as F
 from .base import METHOD_CP, METHOD_HEADROOM, covered_ns, make_finding, pct, replay_gain, top_names
 
@@ -88,22 +88,6 @@ def _tasks_of(ctx, op_mask: np.ndarray) -> np.ndarray:
     return t & ctx.is_device_task
 
 
-def _outer(ctx, rows):
-    """The rows none of whose ancestors is among the rows."""
-    rows = np.asarray(rows, dtype=I64)
-    mask = np.zeros(ctx.n, dtype=bool)
-    mask[rows] = True
-    has_flagged_anc = np.zeros(len(rows), dtype=bool)
-    cur = ctx.rows_of_parent[rows]
-    for _ in range(128):
-        live = cur >= 0
-        if not live.any():
-            break
-        has_flagged_anc[live] |= mask[cur[live]]
-        cur = np.where(live, ctx.rows_of_parent[np.maximum(cur, 0)], -1)
-    return rows[~has_flagged_anc]
-
-
 def _time_of(ctx, rows) -> int:
     return covered_ns(ctx, rows)
 
@@ -118,7 +102,7 @@ def float64(ctx, th):
     rows = np.flatnonzero(flag)
     if not len(rows):
         return
-    outer = _outer(ctx, rows)
+    outer = outermost(ctx, rows)
     t = _time_of(ctx, outer)
     if pct(t, ctx.wall) < th["min_pct"]:
         return
@@ -319,7 +303,7 @@ def layout_copies(ctx, th):
         kids[pr[k]] = True
         host = host[kids[host] | ~ctx.flag(re.compile(r"^aten::contiguous$"))[host]]
     dev = rows[ctx.is_device_task[rows]]
-    host = _outer(ctx, host) if len(host) else host
+    host = outermost(ctx, host) if len(host) else host
     t_host = _time_of(ctx, host) if len(host) else 0
     t_dev = covered_ns(ctx, dev)
     t = max(t_host, t_dev)
@@ -358,7 +342,7 @@ def redundant_recompute(ctx, th):
     rows = np.flatnonzero(flag)
     if not len(rows):
         return
-    rows = _outer(ctx, rows)
+    rows = outermost(ctx, rows)
     rows = rows[~_fed_new_arrays(ctx, rows)]
     if not len(rows):
         return

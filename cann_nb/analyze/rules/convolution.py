@@ -22,9 +22,10 @@ from ... import formatting as F
 from ..efficiency.cost import FAMILIES, event_costs
 from ..efficiency.tensors import parse_inputs
 from ..line_arrays import line_arrays
+from ..timeline import outermost
 from .arrays import finding_from_lines, where
 from .base import METHOD_CP, covered_ns, make_finding, pct
-from .compute import _factor_gain, _outer
+from .compute import _factor_gain
 
 _CONV = FAMILIES.index("conv")
 CONV_NAME_RE = re.compile(r"conv", re.I)
@@ -50,7 +51,7 @@ def _torch_groups(ctx) -> list[dict]:
     rows = np.flatnonzero(c["costed"] & (c["family"] == _CONV) & np.isfinite(c["flops"]) & ~ctx.is_device_task)
     if not len(rows) or "shapes" not in ctx.events:
         return []
-    rows = _outer(ctx, rows)
+    rows = outermost(ctx, rows)
     shown = _user_op(ctx, rows)
     ev = ctx.events
     keys = ev["name"].astype(str).to_numpy()[rows] + "|" + ev["shapes"].astype(str).to_numpy()[rows] + "|" + \

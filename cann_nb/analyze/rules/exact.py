@@ -16,8 +16,9 @@ import numpy as np
 
 from ... import formatting as F
 from ..python_spans import call_kinds
+from ..timeline import outermost
 from .base import METHOD_CP, covered_ns, make_finding, pct, top_names
-from .compute import _factor_gain, _outer
+from .compute import _factor_gain
 
 EXACT_RE = re.compile(r"^statistics\.(mean|stdev|pstdev|variance|pvariance)$")
 
@@ -26,7 +27,7 @@ def exact_statistics(ctx, th):
     """Calls of the statistics module's exact mean/variance functions taking ``min_pct`` of the run or more."""
     if "call_kind" not in ctx.events or not ctx.n:
         return
-    rows = _outer(ctx, np.flatnonzero(call_kinds(ctx)["py"] & ctx.flag(EXACT_RE)))
+    rows = outermost(ctx, np.flatnonzero(call_kinds(ctx)["py"] & ctx.flag(EXACT_RE)))
     if not len(rows):
         return
     t = covered_ns(ctx, rows)

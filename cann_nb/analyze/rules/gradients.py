@@ -18,9 +18,9 @@ import numpy as np
 
 from ... import formatting as F
 from ..python_spans import call_kinds, user_frames
-from ..timeline import nearest_ancestor
+from ..timeline import nearest_ancestor, outermost
 from .base import METHOD_CP, covered_spans_ns, make_finding, pct
-from .compute import _factor_gain, _outer
+from .compute import _factor_gain
 
 FD_RE = re.compile(r"(^|\.)(approx_derivative|approx_fprime|_approx_fprime_helper)$")
 GRADIENT_COST = 3.0   # evaluations an analytic gradient costs (see the module docstring)
@@ -34,7 +34,7 @@ def numeric_gradient(ctx, th):
     fd = ctx.flag(FD_RE) & call_kinds(ctx)["py"]
     if not fd.any():
         return
-    passes = _outer(ctx, np.flatnonzero(fd))
+    passes = outermost(ctx, np.flatnonzero(fd))
     user = user_frames(ctx) & call_kinds(ctx)["py"]
     evals = np.flatnonzero(user)
     is_pass = np.zeros(ctx.n, dtype=bool)

@@ -12,7 +12,7 @@ from .. import classify as C
 from ..intervals import union
 from ..python_spans import call_kinds, places
 from ..sequential_loops import kept_ns, sampled_share
-from ..timeline import UNTRACKED, ancestor_flag, owner_label_codes
+from ..timeline import UNTRACKED, outermost, owner_label_codes
 from ... import formatting as F
 from .arrays import where
 from .base import (METHOD_CP, METHOD_HEADROOM, covered_ns, covered_spans_ns, make_finding, pct, replay_gain,
@@ -244,16 +244,26 @@ def _last_lines(ctx, u: np.ndarray) -> list[int]:
     return sorted(set(out), key=lambda r: ctx.start[r])
 
 
+def _capped_per_row(ctx) -> np.ndarray:
+    """Per row: the file_line code of the capped function (meta ``line_capped``) the row is a call of, -1
+    for other rows; once per analysis (three loop searches read it)."""
+    def compute():
+        capped = ((ctx.meta.get("collectors") or {}).get("python") or {}).get("line_capped") or []
+        codes, index = places(ctx)
+        which = index.get_indexer(capped) if capped else np.empty(0, dtype=np.int64)
+        which = which[which >= 0]
+        if not len(which):
+            return np.full(ctx.n, -1, dtype=np.int64)
+        return np.where(call_kinds(ctx)["py"] & np.isin(codes, which), codes, -1)
+    return ctx.memo("capped_per_row", compute)
+
+
 def _capped_last_lines(ctx, lines: np.ndarray) -> tuple[np.ndarray, dict]:
     """(per row: the file_line code of the capped function (meta ``line_capped``) the row is a call of, -1
     for other rows; {that code: the row of the last of ``lines`` recorded in a call of it})."""
-    capped = ((ctx.meta.get("collectors") or {}).get("python") or {}).get("line_capped") or []
-    codes, index = places(ctx)
-    which = index.get_indexer(capped) if capped else np.empty(0, dtype=np.int64)
-    which = which[which >= 0]
-    if not len(which):
-        return np.full(ctx.n, -1, dtype=np.int64), {}
-    per_row = np.where(call_kinds(ctx)["py"] & np.isin(codes, which), codes, -1)
+    per_row = _capped_per_row(ctx)
+    if not (per_row >= 0).any():
+        return per_row, {}
     frame = ctx.rows_of_parent[lines]
     code = np.where(frame >= 0, per_row[np.maximum(frame, 0)], -1)
     last = {}
@@ -324,11 +334,8 @@ def _capped_calls(ctx, runs: pd.DataFrame, u: np.ndarray) -> list[np.ndarray]:
         if line not in in_run or frame < 0:
             continue
         later = np.flatnonzero((per_row == code) & (ctx.start > ctx.start[frame]))
-        if len(later):   # a recursive call inside another later call is counted there
-            mask = np.zeros(ctx.n, dtype=bool)
-            mask[later] = True
-            parent = ctx.rows_of_parent[later]
-            later = later[(parent < 0) | ~ancestor_flag(ctx, mask)[np.maximum(parent, 0)]]
+        later = outermost(ctx, later)   # a recursive call inside another later call is counted there
+        if len(later):
             out.append(later[np.argsort(ctx.start[later], kind="stable")])
     return out
 
@@ -414,7 +421,9 @@ def _short_runs(ctx, th, rule_id: str, category: str, max_unit_ns):
         s0, e0 = runs["start"].to_numpy(), runs["end"].to_numpy()
         callbacks = [r for r in _callback_runs(ctx, th["short_ns"], th["gap_ns"], th["min_iterations"], max_unit_ns)
                      if not ((s0 < ctx.end[r[-1]]) & (e0 > ctx.start[r[0]])).any()]
-        capped = _capped_calls(ctx, runs, u)
+        # (a capped function's later calls that run back to back are callbacks already)
+        taken = np.concatenate(callbacks) if callbacks else np.empty(0, dtype=np.int64)
+        capped = [r for r in (r[~np.isin(r, taken)] for r in _capped_calls(ctx, runs, u)) if len(r)]
         unrecorded += int(sum(ctx.dur[r].sum() for r in capped))
     else:
         capped = []

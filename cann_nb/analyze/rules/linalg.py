@@ -25,7 +25,7 @@ import numpy as np
 
 from ... import formatting as F
 from ..line_arrays import line_arrays
-from ..timeline import next_at_level
+from ..timeline import next_at_level, outermost
 from .arrays import finding_from_lines, where
 from .base import METHOD_CP, covered_ns, make_finding, pct
 
@@ -185,12 +185,10 @@ def svd_guard(ctx, th):
     solve): the SVD does ~12n^3 FLOPs (Golub & Van Loan), the LU of a solve 2n^3/3. Gain: the checks
     removed, replayed (a solve's result says whether the matrix was singular: ``np.isfinite(x).all()``, a
     LinAlgError, or the residual)."""
-    flag = ctx.flag(SVD_GUARD_RE) & ctx.is_host
-    rows = np.flatnonzero(flag)
+    rows = np.flatnonzero(ctx.flag(SVD_GUARD_RE) & ctx.is_host)
     if not len(rows):
         return
-    parent = ctx.rows_of_parent[rows]
-    rows = rows[~((parent >= 0) & flag[np.maximum(parent, 0)])]
+    rows = outermost(ctx, rows)
     if len(rows) < th["min_calls"]:
         return
     t = covered_ns(ctx, rows)

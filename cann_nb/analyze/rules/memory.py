@@ -9,9 +9,10 @@ import numpy as np
 
 from .. import classify as C
 from ..memory import fragmentation, memory_churn, memory_growth, peak_memory
+from ..timeline import outermost
 from ... import formatting as F
 from .base import METHOD_CP, covered_ns, make_finding, pct, replay_gain, top_names
-from .compute import ALLOC_OP_RE, _factor_gain, _outer, _tasks_of, _time_of
+from .compute import ALLOC_OP_RE, _factor_gain, _tasks_of, _time_of
 
 I64 = np.int64
 
@@ -33,7 +34,7 @@ def alloc_churn(ctx, th):
     rows = rows[~inside_op]
     if len(rows) < th["min_count"]:
         return
-    rows = _outer(ctx, rows)
+    rows = outermost(ctx, rows)
     t = _time_of(ctx, rows)
     if pct(t, ctx.wall) < th["min_pct"]:
         return

@@ -17,8 +17,9 @@ import pandas as pd
 
 from ... import formatting as F
 from .. import classify as C
+from ..timeline import outermost
 from .base import METHOD_CP, covered_ns, make_finding, pct
-from .compute import _factor_gain, _outer
+from .compute import _factor_gain
 from .growth import JOIN_RE
 from .redundant import _shape_of, _table
 
@@ -96,7 +97,7 @@ def growing_prefix(ctx, th):
                               "time_ns": float(ctx.dur[run].sum()), "row": int(run[0])})
     if not flagged:
         return
-    rows = _outer(ctx, np.concatenate(flagged))
+    rows = outermost(ctx, np.concatenate(flagged))
     outer = set(rows.tolist())
     shown = [g for g in shown if g["row"] in outer]   # the ops the user's code called, not their insides
     t = covered_ns(ctx, rows)

@@ -16,8 +16,9 @@ import numpy as np
 
 from ... import formatting as F
 from ..python_spans import call_kinds
+from ..timeline import outermost
 from .base import METHOD_CP, covered_spans_ns, make_finding, pct
-from .compute import _factor_gain, _outer
+from .compute import _factor_gain
 
 LAUNCH_RE = re.compile(r"^(subprocess\.(run|call|check_call|check_output|getoutput|getstatusoutput|Popen\..+)|"
                        r"(posix|os|nt)\.(system|popen|spawn\w*))$")
@@ -34,7 +35,7 @@ def process_per_item(ctx, th):
     starts = np.flatnonzero(on & ctx.flag(START_RE))
     if len(starts) < th["min_launches"]:
         return
-    rows = _outer(ctx, np.flatnonzero(on & ctx.flag(LAUNCH_RE)))
+    rows = outermost(ctx, np.flatnonzero(on & ctx.flag(LAUNCH_RE)))
     t = covered_spans_ns(ctx, ctx.start[rows], ctx.end[rows])
     if pct(t, ctx.wall) < th["min_pct"]:
         return

@@ -22,9 +22,10 @@ import re
 import numpy as np
 
 from .. import classify as C
+from ..timeline import outermost
 from ... import formatting as F
 from .base import METHOD_CP, covered_spans_ns, make_finding, pct, replay_gain, top_names
-from .compute import _factor_gain, _outer
+from .compute import _factor_gain
 
 I64 = np.int64
 # -- parsing the recorded arguments (once per distinct string) ---------------------------------------------
@@ -345,7 +346,7 @@ def sort_for_topk(ctx, th):
     sort_rows = np.flatnonzero(ctx.flag(SORT_RE) & ctx.is_host & (ctx.role == C.R["op"]))
     if not len(sort_rows):
         return
-    sort_rows = _outer(ctx, sort_rows)
+    sort_rows = outermost(ctx, sort_rows)
     outer = _outer_ops(ctx)
     pos = {int(r): i for i, r in enumerate(outer)}
     first = _first_shapes(ctx)

@@ -18,8 +18,9 @@ import numpy as np
 
 from ... import formatting as F
 from ..python_spans import call_kinds, user_frames
+from ..timeline import outermost
 from .base import METHOD_CP, covered_spans_ns, make_finding, pct
-from .compute import _factor_gain, _outer
+from .compute import _factor_gain
 
 COMPILER_RE = re.compile(r"^(re\._compiler|sre_compile)\.compile$")
 # the module-level functions that compile behind the user's back (an explicit re.compile is a choice to compile)
@@ -38,7 +39,7 @@ def regex_recompile(ctx, th):
     par = ctx.rows_of_parent
     up = par[rows]                      # re._compile
     up = np.where(up >= 0, par[np.maximum(up, 0)], -1)   # the function that called it
-    rows = _outer(ctx, rows[(up >= 0) & via[np.maximum(up, 0)]])
+    rows = outermost(ctx, rows[(up >= 0) & via[np.maximum(up, 0)]])
     if len(rows) < th["min_compiles"]:
         return
     t = covered_spans_ns(ctx, ctx.start[rows], ctx.end[rows])

@@ -14,9 +14,9 @@ from ..efficiency import op_efficiency
 from ..efficiency.cost import FAMILIES, event_costs
 from ..efficiency.roofline import peaks_for
 from ..efficiency.tensors import parse_inputs
-from ..timeline import enclosing_flag
+from ..timeline import enclosing_flag, outermost
 from .base import covered_ns, make_finding, pct, replay_gain
-from .compute import HALF_RE, MATMUL_RE, _dtype_flag, _factor_gain, _outer, _tasks_of, _time_of
+from .compute import HALF_RE, MATMUL_RE, _dtype_flag, _factor_gain, _tasks_of, _time_of
 
 METHOD_ROOF = "roofline"
 _MATMUL = FAMILIES.index("matmul")
@@ -273,7 +273,7 @@ def _at_float32_roof(ctx, th, rule: str, dtype_re, what: str, suggestion: str, l
     rows = np.flatnonzero(flag)
     if not len(rows):
         return
-    outer = _outer(ctx, rows)
+    outer = outermost(ctx, rows)
     t = _time_of(ctx, outer)
     if pct(t, ctx.wall) < th["min_pct"]:
         return

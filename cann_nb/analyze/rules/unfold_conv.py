@@ -15,7 +15,7 @@ import re
 import numpy as np
 
 from ... import formatting as F
-from ..timeline import next_at_level
+from ..timeline import next_at_level, outermost
 from .base import METHOD_CP, covered_ns, make_finding, pct
 from .redundant import list_arg
 
@@ -51,12 +51,10 @@ def unfold_conv(ctx, th):
 
 def _unfolds(ctx, th) -> list[tuple[int, str]]:
     from .compute import MATMUL_RE, _parse_list
-    flag = ctx.flag(IM2COL_RE) & ctx.is_host
-    rows = np.flatnonzero(flag)
+    rows = np.flatnonzero(ctx.flag(IM2COL_RE) & ctx.is_host)
     if not len(rows) or "concrete" not in ctx.events:
         return []
-    parent = ctx.rows_of_parent[rows]
-    rows = rows[~((parent >= 0) & flag[np.maximum(parent, 0)])]
+    rows = outermost(ctx, rows)
     shapes = ctx.events["shapes"].astype(str).to_numpy()
     mm = ctx.flag(MATMUL_RE)
     out = []
