@@ -232,14 +232,14 @@ class Guard:
         # the memory is read more often as it nears the limit: a loop of tiny ops grows the arena by
         # ~500 MB/s, so a fixed 25 ms poll (plus the GIL's 5 ms switch interval before the recording
         # thread acts) let it pass a 14 MB limit by a third; the call-site sampler keeps POLL_S
-        last_t, last_growth, rate = time.monotonic(), 0, 0.0
+        last_t, last_growth = time.monotonic(), 0
         next_sample = last_t + POLL_S
         wait = POLL_S
         while not self._halt.wait(wait):
             now = time.monotonic()
             if self.sampler is not None and now >= next_sample:
                 self.sampler.sample(recording=not self._done)
-                next_sample += POLL_S * max(1, int((now - next_sample) // POLL_S) + 1)
+                next_sample += POLL_S * (int((now - next_sample) // POLL_S) + 1)   # skip missed ticks
             growth = in_use()[0] - self.base
             self.peak_growth = max(self.peak_growth, growth)
             rate = max(0.0, (growth - last_growth) / max(now - last_t, 1e-6))
