@@ -68,7 +68,9 @@ def test_torch_cat_growing_is_found_from_shapes():
     ev = f.evidence
     assert ev["size_basis"].startswith("input elements")
     assert ev["calls"] == 300 and ev["first_elements"] == 4096 and ev["last_elements"] == 300 * 4096
-    assert ev["rank_corr_size"] > 0.99 and ev["late_call_ns"] > 3 * ev["early_call_ns"]
+    # the late calls' cost is bimodal with the allocator's regime (reused heap, the 4.9 MB copy cache-resident:
+    # ~3-6x the early calls; fresh mmap'd pages each call: ~50x); either is growth well past the rule's 1.5x
+    assert ev["rank_corr_size"] > 0.99 and ev["late_call_ns"] > 2 * ev["early_call_ns"]
     assert ev["fixed_cost_ns"] < ev["time_ns"]
     assert f.ops == ("aten::cat",)
     assert f.title.startswith("torch.cat called 300 times on a growing input")
