@@ -55,6 +55,10 @@ _RANDOM_OR_UNSET = re.compile(
     r"bernoulli_|multinomial|\w*dropout\w*|rrelu\w*|poisson|binomial|exponential_|geometric_|cauchy_|"
     r"log_normal_|random_|_standard_gamma|_sample_dirichlet|lift|lift_fresh|lift_fresh_copy|set_|resize_|"
     r"resize_as_)$")
+# a Python number torch wraps as a 0-dim tensor outside any op: at most a complex double
+_NUMBER_BYTES = 16
+_NUMBER = hash(("python number",))
+_FLOAT_DTYPES = frozenset({"torch.float64", "torch.float32", "torch.complex128", "torch.complex64"})
 # allocate without initialising: what they hand out holds no value until an op writes it (the internal
 # pattern of most ops: an empty buffer, then a kernel, fill_ or copy_ into it)
 _UNINITIALISED = frozenset(f"aten::{n}" for n in ("empty", "empty_like", "empty_strided", "new_empty",
@@ -177,6 +181,8 @@ class _Numbering:
             if aid in self.uninit and aid in written:
                 return ("uninit", tuple(a.sizes), tuple(a.strides), a.dtype)
             v = self._value(a)
+            if v == _NUMBER:
+                return self._number(a)
             if v is None:
                 # contents not known: new data where the storage is from before the profile (a row of a
                 # dataset), not where an op made it here from values already counted (one of several parts
@@ -197,6 +203,16 @@ class _Numbering:
         except TypeError:
             return repr(a)
         return a
+
+    def _number(self, a):
+        """A Python number torch wrapped as a tensor, its value not recorded. A float is taken for a literal
+        (``2.0 * t``, ``scale * w``, an epsilon: the same at every pass of the line, so the same work on the
+        same tensors repeats); an int or bool may be a loop index (``x * i``), so it is unknown, new each time."""
+        self.reads_doubtful = True
+        if str(a.dtype) in _FLOAT_DTYPES:
+            return ("number", a.dtype)
+        self.reads_data = True
+        return self.fresh()
 
     def _value(self, a) -> int | None:
         """The value a tensor argument holds, or None where it is not known (no storage, a row of a storage
@@ -265,6 +281,8 @@ class _Numbering:
                 owner[1] += 1
                 self.allocs.append(aid)
                 if owner[3]:   # outside any op: a Python number wrapped as a tensor (its value is not recorded)
+                    if size <= _NUMBER_BYTES:   # a literal in the code, taken as equal to itself (``arg``)
+                        self.value[aid] = _NUMBER
                     self.doubtful.add(self.value[aid])
                 if owner[2]:
                     self.uninit.add(aid)

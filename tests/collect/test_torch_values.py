@@ -147,6 +147,24 @@ def test_python_numbers_leave_the_values_unknown():
     assert repeats(collect(scaled)).get("aten::sin") == 3
 
 
+def test_a_float_literal_repeats_with_its_line_and_an_int_may_be_a_loop_index():
+    torch.manual_seed(0)
+    x = torch.randn(16, 16)
+
+    def lines():
+        for _ in range(4):
+            torch.tanh(2.0 * x)   # a literal coefficient: the same work on the same tensor every pass
+        for i in range(4):
+            torch.sin(x * i)      # an int may be the loop's index: different work every pass
+
+    got = collect(lines)
+    rep = repeats(got)
+    assert rep["aten::tanh"] == 4
+    assert rep["aten::sin"] == 1
+    ev = got.events
+    assert set(ev.loc[ev["name"].astype(str) == "aten::tanh", "value_known"]) == {False}   # still assumed
+
+
 def test_a_compiled_region_forgets_what_its_kernels_may_have_written():
     buf, x = torch.zeros(64, 64), torch.randn(64, 64)
 
