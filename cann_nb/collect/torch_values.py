@@ -55,6 +55,10 @@ _RANDOM_OR_UNSET = re.compile(
     r"bernoulli_|multinomial|\w*dropout\w*|rrelu\w*|poisson|binomial|exponential_|geometric_|cauchy_|"
     r"log_normal_|random_|_standard_gamma|_sample_dirichlet|lift|lift_fresh|lift_fresh_copy|set_|resize_|"
     r"resize_as_)$")
+# the argument that is the layer's weight (a tensor made from weights for it is a weight transform)
+_WEIGHT_ARG = {"aten::linear": 1, "aten::conv1d": 1, "aten::conv2d": 1, "aten::conv3d": 1,
+               "aten::convolution": 1, "aten::conv_transpose1d": 1, "aten::conv_transpose2d": 1,
+               "aten::conv_transpose3d": 1, "aten::embedding": 0, "aten::embedding_bag": 0}
 # a Python number torch wraps as a 0-dim tensor outside any op: at most a complex double
 _NUMBER_BYTES = 16
 _NUMBER = hash(("python number",))
@@ -160,6 +164,8 @@ class _Numbering:
         self.at_top = False                      # reading the arguments of an outermost aten op?
         self.generation = 0                      # how often every value was forgotten
         self.reads_doubtful = False              # ... among the arguments just read?
+        self.made_from: list[list[int]] = []     # per call: the calls that made its tensor inputs
+        self.weight_made: set[int] = set()       # calls that made a layer's weight operand
 
     def forget(self) -> None:
         """Kernels ran that torch recorded no op for (a compiled region, a CUDA graph replay): they may have
@@ -265,6 +271,21 @@ class _Numbering:
         if len(seen) > 1:
             self.ambiguous.add(src.allocation_id)
 
+    def mark_weight_transforms(self) -> None:
+        """Calls computing a layer's weight operand (``F.linear(x, w + s * B @ A)``, ``w * mask``, a weight
+        norm), back through the calls that made their inputs, work on weights alone: a repeat of their
+        signature means the weights did not change (inference), so, like work on literals, one call of
+        each is needed wherever it runs. Training changes the weights every step: nothing repeats."""
+        todo = list(self.weight_made)
+        seen = set(todo)
+        while todo:
+            c = todo.pop()
+            self.calls[c][2] = CONSTANT
+            for m in self.made_from[c] if c < len(self.made_from) else ():
+                if m not in seen:
+                    seen.add(m)
+                    todo.append(m)
+
     # -- the walk ---------------------------------------------------------------------------------------
     def node(self, node, owner: list, top: bool) -> object:
         """The node's contribution to its parent's signature; records the outermost aten ops. ``owner`` is
@@ -329,6 +350,13 @@ class _Numbering:
         if outermost:
             self.current = len(self.calls)
             self.calls.append([node.correlation_id, 0, kind, not doubtful])
+            made_by = [self.producer[aid] for aid in self.tensors(args) if aid in self.producer]
+            self.made_from.append(made_by)
+            at = _WEIGHT_ARG.get(name)
+            if at is not None and at < len(args) and isinstance(args[at], self._tensor_type):
+                w = self.producer.get(args[at].allocation_id)
+                if w is not None:
+                    self.weight_made.add(w)
         inner = top and not aten
         kids = tuple([self.node(c, here, inner) for c in node.children])
         if as_strided:
@@ -430,6 +458,7 @@ def value_numbers(prof, concrete: dict[int, str]) -> tuple[pd.DataFrame, dict]:
             num.allocs.clear()
     except _Budget:
         status = f"partial: the first {MAX_OPS:,} ops (MAX_OPS) numbered, later calls have no signature"
+    num.mark_weight_transforms()
     got = [c for c in num.calls if c[1]]
     if got:
         cid, sig, kind, known = zip(*got)

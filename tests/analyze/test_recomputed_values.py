@@ -141,6 +141,37 @@ def test_a_mask_rebuilt_in_every_layer_is_needed_once():
     assert not any(g["name"] == "aten::linear" for g in f.evidence["groups"])   # the forwards are the loop's
 
 
+def test_a_weight_transformed_in_every_forward_is_found_even_in_a_timing_loop():
+    base, lora_a, lora_b = torch.randn(512, 512), torch.randn(16, 512) * 0.01, torch.randn(512, 16) * 0.01
+    x = torch.randn(4, 512)
+
+    def serve(merged=None):
+        acc = torch.zeros(4, 512)
+        with torch.no_grad():
+            for _ in range(12):   # the same batch every time: the forward's repeats are the loop's own
+                w = merged if merged is not None else base + 2.0 * (lora_b @ lora_a)
+                acc += torch.nn.functional.linear(x, w)
+        return acc
+
+    (f,) = found(profile(serve))
+    groups = {g["name"]: g for g in f.evidence["groups"]}
+    assert (groups["aten::matmul"]["calls"], groups["aten::matmul"]["kept"]) == (12, 1)
+    assert "aten::add" in groups and "aten::linear" not in groups   # the merge, not the forward on the batch
+    merged = base + 2.0 * (lora_b @ lora_a)
+    assert found(profile(lambda: serve(merged))) == []
+
+    layer = torch.nn.Linear(512, 512)
+    opt = torch.optim.SGD(layer.parameters(), lr=0.01)
+
+    def train():   # the weights change every step: their transform is new work each time
+        for _ in range(6):
+            opt.zero_grad()
+            torch.nn.functional.linear(x, layer.weight * 0.5).sum().backward()
+            opt.step()
+
+    assert found(profile(train)) == []
+
+
 def test_range_min_matches_a_direct_minimum():
     rng = np.random.default_rng(1)
     v = rng.integers(0, 100, 257)
