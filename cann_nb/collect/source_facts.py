@@ -146,6 +146,10 @@ class SourceFacts:
             roots += [v for f, v in ast.iter_fields(st) if f not in self._BODIES] if hasattr(st, "body") else [st]
             if isinstance(st, ast.AugAssign) and isinstance(st.target, ast.Name):
                 names[st.target.id] = "inout"   # x += y reads x too (in place: the same object after)
+        for st in stmts:
+            product = _broadcast_product(st)
+            if product is not None:
+                contractions.append(product)
         for root in roots:
             for node in (n for r in (root if isinstance(root, list) else [root]) if isinstance(r, ast.AST)
                          for n in ast.walk(r)):   # breadth first: an outer product before its parts
@@ -281,6 +285,9 @@ def _contraction(node) -> dict | None:
             and isinstance(node.func, ast.Attribute) and getattr(node.func.value, "id", None) in ("np", "numpy"):
         ops = [_operand(a) for a in node.args[:2]]   # numpy's are direct; scipy.signal's pick the FFT
         return {"kind": "convolve", "operands": ops} if all(ops) else None
+    summed = _broadcast_sum(node)
+    if summed is not None:
+        return summed
     if isinstance(node, ast.Call) and _call_name(node) == "einsum" and len(node.args) >= 3 \
             and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
         opt = [k for k in node.keywords if k.arg == "optimize"]
@@ -290,6 +297,87 @@ def _contraction(node) -> dict | None:
         if all(ops):
             return {"kind": "einsum", "subscripts": node.args[0].value, "operands": ops}
     return None
+
+
+def _broadcast_operand(node) -> dict | None:
+    """An operand of an elementwise product the sampler can shape: a name, or a name with a basic index of
+    whole slices, ``None`` (a new axis) and scalars (an int, or a name: an array there is fancy indexing,
+    which the analysis rules out by the name's sample): ``{"name": "r", "index": [":", "#k", None]}``."""
+    if isinstance(node, ast.Name):
+        return {"name": node.id, "index": None}
+    if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)):
+        return None
+    items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    index = []
+    for it in items:
+        if isinstance(it, ast.Slice) and it.lower is None and it.upper is None and it.step is None:
+            index.append(":")
+        elif (isinstance(it, ast.Constant) and it.value is None) or (
+                isinstance(it, ast.Attribute) and it.attr == "newaxis"):
+            index.append(None)
+        elif isinstance(it, ast.Constant) and isinstance(it.value, int) and not isinstance(it.value, bool):
+            index.append("#")
+        elif isinstance(it, ast.Name):
+            index.append("#" + it.id)
+        else:
+            return None
+    return {"name": node.value.id, "index": index}
+
+
+def _product_operands(node) -> list | None:
+    """The operands of ``a * b * c`` (numbers left out), each a ``_broadcast_operand``; None when one is
+    anything else or fewer than two are arrays."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+        left, right = _product_operands(node.left), _product_operands(node.right)
+        return None if left is None or right is None else left + right
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+        return []
+    op = _broadcast_operand(node)
+    return None if op is None else [op]
+
+
+def _broadcast_sum(node) -> dict | None:
+    """``(a[:, None] * b).sum(axis=0)``, ``np.sum(a * b[None], axis=(1, 2))``, ``.mean`` alike: a product
+    reduced over axes (``axis``: an int, a tuple, or None for all), which is a contraction when the
+    operands broadcast and share a summed axis (the analysis decides from their sampled shapes)."""
+    if not isinstance(node, ast.Call) or _call_name(node) not in ("sum", "mean"):
+        return None
+    if isinstance(node.func, ast.Attribute) and getattr(node.func.value, "id", None) in ("np", "numpy"):
+        if not node.args:
+            return None
+        target, rest = node.args[0], node.args[1:]
+    elif isinstance(node.func, ast.Attribute):
+        target, rest = node.func.value, node.args
+    else:
+        return None
+    axis_node = rest[0] if rest else next((k.value for k in node.keywords if k.arg == "axis"), None)
+    if axis_node is None:
+        axis = None
+    elif isinstance(axis_node, ast.Constant) and isinstance(axis_node.value, int):
+        axis = [axis_node.value]
+    elif isinstance(axis_node, ast.UnaryOp) and isinstance(axis_node.op, ast.USub) \
+            and isinstance(axis_node.operand, ast.Constant) and isinstance(axis_node.operand.value, int):
+        axis = [-axis_node.operand.value]
+    elif isinstance(axis_node, ast.Tuple) and all(isinstance(e, ast.Constant) and isinstance(e.value, int)
+                                                  for e in axis_node.elts):
+        axis = [e.value for e in axis_node.elts]
+    else:
+        return None
+    ops = _product_operands(target)
+    if ops is None or len(ops) < 2:
+        return None
+    return {"kind": "broadcast_sum", "operands": ops, "axis": axis}
+
+
+def _broadcast_product(st) -> dict | None:
+    """``outer = d[:, :, None] * d[:, None, :]``: a product of operands given new axes, assigned to a name
+    (a later line may sum it: a contraction written out in two statements)."""
+    if not (isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name)):
+        return None
+    ops = _product_operands(st.value)
+    if ops is None or len(ops) < 2 or not any(None in (o["index"] or ()) for o in ops):
+        return None
+    return {"kind": "broadcast_product", "operands": ops, "target": st.targets[0].id}
 
 
 def _index_kind(node) -> str:

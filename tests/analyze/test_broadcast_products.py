@@ -42,3 +42,38 @@ def test_a_broadcast_product_summed_over_a_shared_axis_is_a_matmul():
 def test_a_matmul_and_a_sum_over_one_operands_axis_are_not():
     assert found(profile(matmul_scores), "broadcast_contraction") == []
     assert found(profile(summed_over_one_operands_axis), "broadcast_contraction") == []
+
+
+WEIGHTED_COVARIANCE = """
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20000, 16))
+    R = rng.random(size=(20000, 3))
+
+    def main():
+        covs = []
+        for k in range(3):
+            {body}
+        return covs
+
+    result = main()
+"""
+TWO_LINES = """outer = X[:, :, None] * X[:, None, :]
+            covs.append((R[:, k, None, None] * outer).sum(axis=0))"""
+MATMUL = """covs.append((R[:, k, None] * X).T @ X)"""
+SCALED = """covs.append((R[:, k, None] * X).sum(axis=0))"""   # a weighted sum: nothing expanded
+
+
+def test_a_numpy_outer_product_summed_on_the_next_line_is_a_matmul(tmp_path):
+    from .test_python_loops import profile_script
+
+    (f,) = found(profile_script(tmp_path, WEIGHTED_COVARIANCE.format(body=TWO_LINES), "cov"), "broadcast_contraction")
+    assert f.category == "memory" and f.title.startswith("Line cov.py:1")
+    assert "(20000, 1, 1)" in f.title and "[20000, 16, 16]" in f.title and "axis [0]" in f.title
+    assert {ln["line"].rsplit(":", 1)[1] for ln in f.evidence["lines"]} == {"11", "12"}   # the product's line too
+    assert all(ln["removable_share"] > 0.5 for ln in f.evidence["lines"])
+    assert 20 < f.est_gain_pct < 100
+    for body in (MATMUL, SCALED):
+        assert found(profile_script(tmp_path, WEIGHTED_COVARIANCE.format(body=body), "good"),
+                     "broadcast_contraction") == []

@@ -80,6 +80,7 @@ def _contractions(ctx, th) -> list[tuple[int, int, tuple, tuple, tuple, list, in
 def broadcast_contraction(ctx, th):
     """Broadcast products summed over an axis both operands have: a matmul written out term by term. Gain:
     the product and the sum replaced by a matmul of the same FLOPs at the measured peak, replayed."""
+    yield from _line_contractions(ctx, th)
     found = _contractions(ctx, th)
     if not found:
         return
@@ -118,3 +119,146 @@ def broadcast_contraction(ctx, th):
                        ops=sorted({str(n) for n in ctx.names(rows)}), suggestion=sugg, gain_ns=gain,
                        method=METHOD_CP + " (product and sum replaced by a matmul at the measured peak)",
                        confidence=conf * 0.7, rows=rows, affected_ns=t)
+
+
+# -- numpy: the same contraction on the user's lines (the Python tracer's sampled arrays) --------------------
+
+def _indexed_shape(shape: tuple, index, array_names: set) -> tuple | None:
+    """The shape of ``a[index]`` for a basic index of whole slices (":"), new axes (None) and scalars ("#",
+    "#name" where ``name`` is not an array: fancy indexing is not shaped here); None for anything else or
+    too many indices."""
+    if index is None:
+        return tuple(shape)
+    out, k = [], 0
+    for it in index:
+        if it is None:
+            out.append(1)
+            continue
+        if k >= len(shape) or (it.startswith("#") and it[1:] in array_names):
+            return None
+        if it == ":":
+            out.append(shape[k])
+        k += 1
+    return tuple(out) + tuple(shape[k:])
+
+
+def _operand_shapes(rec: dict, ops: list, array_names: set) -> tuple[list, int] | None:
+    """The broadcastable shapes of a product's operands (their sampled shapes, indexed) and the largest
+    itemsize; None when one is not a sampled numpy array."""
+    arrays = {o["name"]: o for o in rec["operands"] if o.get("kind") == "ndarray" and o.get("shape") is not None}
+    shapes, item = [], 1
+    for op in ops:
+        o = arrays.get(op["name"])
+        if o is None:
+            return None
+        base = tuple(int(x) for x in o["shape"])
+        got = _indexed_shape(base, op["index"], array_names)
+        if got is None:
+            return None
+        shapes.append(got)
+        item = max(item, int(o.get("nbytes", 0) // max(math.prod(base), 1)) or 1)
+    return shapes, item
+
+
+def _line_contractions(ctx, th):
+    """Lines summing a broadcast product over an axis its operands share (``(a[:, :, None] * b[:, None,
+    :]).sum(0)``), the product possibly written out by an earlier line of the same function (``outer =
+    d[:, :, None] * d[:, None, :]`` then ``(w[:, None, None] * outer).sum(0)``): every term stored and read
+    back where a matmul or einsum accumulates them. Gain: those lines' time less a matmul of the product's
+    FLOPs (two per term) at ``roof_frac`` of the measured peak, or of its operands' and result's bytes at
+    the measured bandwidth, whichever is longer, replayed. Without measured peaks, no estimate."""
+    from ..line_arrays import line_arrays, line_function
+    from .arrays import finding_from_lines, where
+
+    la = line_arrays(ctx)
+    if la.empty or "contractions" not in la:
+        return
+    recs = [r for r in la.to_dict("records") if isinstance(r.get("contractions"), list) and len(r["rows"])]
+    made = {}   # (function, name) -> (line record, product operands' shapes, itemsize): outer products assigned
+    for rec in recs:
+        for c in rec["contractions"]:
+            if c.get("kind") == "broadcast_product":
+                got = _operand_shapes(rec, c["operands"], _arrays(rec))
+                if got is not None and _broadcast_all(got[0]) is not None:
+                    made[(line_function(ctx, rec), c["target"])] = (rec, got)
+    peaks = peaks_for(ctx.profile, "cpu")
+    flagged, used = [], set()
+    for rec in recs:
+        for c in rec["contractions"]:
+            if c.get("kind") != "broadcast_sum":
+                continue
+            got = _operand_shapes(rec, c["operands"], _arrays(rec))
+            if got is None:
+                continue
+            shapes, item = got
+            lines = [rec]
+            fn = line_function(ctx, rec)
+            inputs = []
+            for op, shape in zip(c["operands"], shapes):
+                src = made.get((fn, op["name"])) if op["index"] is None else None
+                if src is not None and src[0]["file_line"] != rec["file_line"]:
+                    lines.append(src[0])   # its terms were stored by that line: the fix removes it too
+                    inputs += list(src[1][0])
+                else:
+                    inputs.append(shape)
+            prod = _broadcast_all(inputs)
+            if prod is None:
+                continue
+            n = len(prod)
+            padded = [(1,) * (n - len(x)) + tuple(x) for x in inputs]
+            axes = sorted({a % n for a in (c["axis"] if c["axis"] is not None else range(n))}) if n else []
+            terms = math.prod(prod)
+            if terms < th["min_expansion"] * max(math.prod(x) for x in inputs) or not any(
+                    sum(p[a] > 1 for p in padded) >= 2 for a in axes):
+                continue   # not expanded (a weighted sum of stored arrays), or no shared summed index
+            fps = peaks.flops_for({2: "fp16", 4: "fp32"}.get(item, "fp64"))
+            bw = peaks.bytes_per_s
+            kept = terms // max(math.prod(prod[a] for a in axes), 1)
+            moved = item * (sum(math.prod(x) for x in inputs) + kept)
+            matmul_ns = (1e9 * max(2.0 * terms / fps, moved / bw) / th["roof_frac"]
+                         if math.isfinite(fps) and fps > 0 and math.isfinite(bw) and bw > 0 else math.nan)
+            run_ns = sum(float(ctx.dur[r["rows"]].sum()) / len(r["rows"]) for r in lines)
+            frac = max(0.0, 1.0 - matmul_ns / max(run_ns, 1.0)) if math.isfinite(matmul_ns) else 0.0
+            shown = " * ".join(f"{op['name']}{_index_text(op['index'])} {tuple(x)}" for op, x in zip(c["operands"], shapes))
+            what = (f"{shown} -> {list(prod)} terms summed over axis {axes}"
+                    + (f", the product stored by line {', '.join(where(r['file_line']) for r in lines[1:])}"
+                       if len(lines) > 1 else ""))
+            for r in lines:
+                if r["file_line"] not in used:
+                    used.add(r["file_line"])
+                    flagged.append((r, frac, what))
+    if not flagged:
+        return
+
+    def title(first, t):
+        return (f"Line {where(first[0]['file_line'])} writes a matrix product out as a broadcast product and a sum: "
+                f"{first[2]} ({F.ns(t)}, {pct(t, ctx.wall):.0f}% of end-to-end)")
+
+    sugg = ("Let a matmul accumulate the terms instead of storing every one: (w[:, None, None] * (d[:, :, None] * "
+            "d[:, None, :])).sum(0) is (w[:, None] * d).T @ d; (x[:, None, :] * y[None]).sum(-1) is x @ y.T; "
+            "np.einsum('n,ni,nj->ij', w, d, d, optimize=True) writes any such contraction in one call.")
+    yield from finding_from_lines(ctx, th, "broadcast_contraction", "memory", flagged, title, sugg,
+                                  " (the lines replaced by a matmul of the product's FLOPs at roof_frac of the "
+                                  "measured CPU peak, or of its bytes at the measured bandwidth)",
+                                  {"roof_frac": th["roof_frac"], "min_expansion": th["min_expansion"]})
+
+
+def _arrays(rec: dict) -> set:
+    """The names a line reads that the sampler saw as arrays or frames (an index ``a[:, k]`` by any other
+    name is a scalar: an int the sampler does not describe)."""
+    return {o["name"] for o in rec["operands"] if o.get("kind") in ("ndarray", "Series", "DataFrame", "sparse")}
+
+
+def _broadcast_all(shapes: list) -> tuple | None:
+    out: tuple = ()
+    for s in shapes:
+        out = _broadcast(out, s)
+        if out is None:
+            return None
+    return out
+
+
+def _index_text(index) -> str:
+    if index is None:
+        return ""
+    return "[" + ", ".join("None" if i is None else ":" if i == ":" else (i[1:] or "0") for i in index) + "]"
