@@ -78,6 +78,10 @@ def record_charges(ctx) -> np.ndarray:
     return cost
 
 
+# a library frame under a line on large arrays whose own time (between its records) exceeds this did C work
+# on data there, unslowed by the tracer: TRACE_MIN_BYTES read at ~10 GB/s take ~6.5 us; bytecode between
+# two records of a library frame takes a few
+HEAVY_FRAME_NS = 10_000
 MIN_BARE_LINES = 1_000   # line spans without calls needed to check the machine's figure against the run
 
 
@@ -149,10 +153,12 @@ def bytecode_excess(ctx, charged: np.ndarray, slowdown: float) -> np.ndarray:
         if nbytes >= TRACE_MIN_BYTES:
             heavy[rows] = True
     if heavy.any():
-        # the line's own operators, and library frames under it (pandas' own numpy work); the user's
-        # functions called from it run their own bytecode
+        # the line's own operators, and library frames under it that did C work in their own time (pandas'
+        # numpy work on the line's arrays); library frames whose own time is short ran bytecode (groupby's
+        # per-group machinery), and the user's functions called from it run their own
         from .timeline import ancestor_flag
-        python &= ~(heavy | (ancestor_flag(ctx, heavy) & ~user_frames(ctx)))
+        worked = ctx.self_ns >= HEAVY_FRAME_NS
+        python &= ~(heavy | (ancestor_flag(ctx, heavy) & ~user_frames(ctx) & worked))
     frames = python & (kind["py"] | kind["line"])
     own = ctx.self_ns.astype(float) * frames
     total = float(own.sum())
