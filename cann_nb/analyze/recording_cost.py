@@ -48,16 +48,11 @@ def record_charges(ctx) -> np.ndarray:
     if not ctx.n:
         return cost
     host = ctx.is_host
-    # measured in the run itself when it could be (torch_collector's probe), else the machine's figure
-    k_op = _figure(ctx.meta, "torch", "in_run_ns_per_event") or _figure(ctx.meta, "torch", "ns_per_event")
+    # each recorded allocation or free is charged to the op that made it
+    cost += _figure(ctx.meta, "torch", "ns_per_memory_event") * _memory_events(ctx)
+    k_op = torch_event_ns(ctx)
     if k_op:
         cost[host & (ctx.role == C.R["op"])] = k_op
-    k_mem = _figure(ctx.meta, "torch", "ns_per_memory_event")
-    mem = getattr(ctx.profile, "memory", None)
-    if k_mem and mem is not None and len(mem) and "event_id" in mem:
-        # each recorded allocation or free is charged to the op that made it
-        rows = ctx.rows(mem["event_id"].dropna().to_numpy().astype(np.int64))
-        cost += k_mem * np.bincount(rows, minlength=ctx.n)[: ctx.n]
     k_rec = python_record_ns(ctx)
     if k_rec:
         py = host & (ctx.cat == "python")
@@ -82,6 +77,59 @@ def record_charges(ctx) -> np.ndarray:
 # on data there, unslowed by the tracer: TRACE_MIN_BYTES read at ~10 GB/s take ~6.5 us; bytecode between
 # two records of a library frame takes a few
 HEAVY_FRAME_NS = 10_000
+MIN_DENSE_OPS = 1_000   # top-level torch ops back to back needed to check the figure against the run
+DENSE_PERIOD_NS = 20_000   # consecutive top-level ops this close are a dense run (a loop of tiny ops)
+
+
+def _memory_events(ctx) -> np.ndarray:
+    """Per row: the allocations and frees torch recorded inside it."""
+    mem = getattr(ctx.profile, "memory", None)
+    if mem is None or not len(mem) or "event_id" not in mem:
+        return np.zeros(ctx.n)
+    rows = ctx.rows(mem["event_id"].dropna().to_numpy().astype(np.int64))
+    return np.bincount(rows, minlength=ctx.n)[: ctx.n].astype(float)
+
+
+def torch_event_ns(ctx) -> float:
+    """ns per torch op event for this profile: the figure measured in the run's process (torch_collector's
+    probe), else the machine's, held to what the run itself shows. From one top-level op's start to the next
+    lies the recording of every op event under it and of its allocations, with its bare work: in a dense run
+    (a loop of tiny ops) that period over its op events bounds the cost per event from above (the median over
+    the run's dense periods), so that a figure probed in a noisier moment cannot charge the loop more than
+    it took and leave it nothing unprofiled."""
+    return ctx.memo("torch_event_ns", lambda: _torch_event_ns(ctx))
+
+
+def _torch_event_ns(ctx) -> float:
+    k = _figure(ctx.meta, "torch", "in_run_ns_per_event") or _figure(ctx.meta, "torch", "ns_per_event")
+    if not k:
+        return k
+    op = ctx.is_host & (ctx.role == C.R["op"]) & (ctx.track_code == ctx.main_track)
+    rows = np.flatnonzero(op)
+    if len(rows) < MIN_DENSE_OPS:
+        return k
+    parent = ctx.rows_of_parent
+    top_of = rows.copy()   # each op's outermost op ancestor
+    for _ in range(256):
+        p = parent[top_of]
+        up = (p >= 0) & op[np.maximum(p, 0)]
+        if not up.any():
+            break
+        top_of = np.where(up, p, top_of)
+    events = np.bincount(top_of, minlength=ctx.n).astype(float)
+    recorded_mem = _figure(ctx.meta, "torch", "ns_per_memory_event") * np.bincount(
+        top_of, weights=_memory_events(ctx)[rows], minlength=ctx.n)
+    tops = np.unique(top_of)
+    tops = tops[np.argsort(ctx.start[tops], kind="stable")]
+    period = np.diff(ctx.start[tops]).astype(float)
+    dense = (period > 0) & (period < DENSE_PERIOD_NS)
+    if np.count_nonzero(dense) < MIN_DENSE_OPS:
+        return k
+    first = tops[:-1][dense]
+    left = period[dense] - recorded_mem[first]
+    return min(k, max(float(np.median(left / events[first])), 0.0))
+
+
 MIN_BARE_LINES = 1_000   # line spans without calls needed to check the machine's figure against the run
 
 
@@ -176,6 +224,9 @@ def describe(ctx, removed_ns: float) -> dict:
     k, used = _figure(ctx.meta, "python", "ns_per_record"), python_record_ns(ctx)
     if k and used < k:
         out["python_ns_per_record_used"] = used   # held to the run's own call-free lines
+    k_op = _figure(ctx.meta, "torch", "in_run_ns_per_event") or _figure(ctx.meta, "torch", "ns_per_event")
+    if k_op and torch_event_ns(ctx) < k_op:
+        out["torch_ns_per_event_used"] = torch_event_ns(ctx)   # held to the run's own dense ops
     for collector, key in (("torch", "ns_per_event"), ("torch", "in_run_ns_per_event"), ("torch", "ns_per_memory_event"),
                            ("python", "ns_per_record"), ("python", "bytecode_slowdown")):
         k = _figure(ctx.meta, collector, key)

@@ -61,6 +61,18 @@ def _traced_calls(dropped: int):
     return t.profile(collectors={"python": py}, dropped={"python": dropped} if dropped else {})
 
 
+def test_a_figure_above_what_the_runs_dense_ops_took_is_held_to_their_period():
+    # 10,000 ops starting 2 us apart: recording one took at most 2 us, whatever the probe measured
+    from cann_nb.analyze.recording_cost import torch_event_ns
+
+    p0, p1 = _tiny_loop(k_op=800), _tiny_loop(k_op=5_000)   # held: a context keeps its profile weakly
+    assert torch_event_ns(context(p0)) == 800
+    held = context(p1)
+    assert torch_event_ns(held) == 2_000
+    assert math.isclose(held.recording_ns, 10_001 * 2_000, rel_tol=1e-9)
+    assert held.wall_without_recording == 20_000_000 - 2_000   # the mm left whole but its own event
+
+
 def test_calls_dropped_after_the_buffer_filled_still_cost_their_hooks():
     p0, p1 = _traced_calls(0), _traced_calls(50_000)      # held: a context keeps its profile weakly
     kept, full = context(p0), context(p1)
