@@ -3,6 +3,8 @@ data loading, GC, compilation, cold start."""
 
 from __future__ import annotations
 
+import math
+
 import re
 
 import numpy as np
@@ -608,8 +610,9 @@ def python_gaps(ctx, th):
 
 
 def _flag_rule(ctx, th, flag: np.ndarray, rule_id: str, category: str, what: str, suggestion: str,
-               min_each_ns: int = 0):
-    """Shared body: time inside flagged host events (and what they contain), replayed away."""
+               min_each_ns: int = 0, bound=None):
+    """Shared body: time inside flagged host events (and what they contain), replayed away; ``bound``
+    (gain_ns, time_ns) -> (gain_ns, evidence) caps what moving them away can save."""
     rows = np.flatnonzero(flag & ctx.is_host & (ctx.dur >= min_each_ns))
     if not len(rows):
         return
@@ -621,18 +624,38 @@ def _flag_rule(ctx, th, flag: np.ndarray, rule_id: str, category: str, what: str
     mask[outer] = True
     rep = ctx.replay
     gain, conf = replay_gain(ctx, seg_factor=rep.seg_factor_for(mask, 0.0))
+    extra = {}
+    if bound is not None:
+        gain, extra = bound(gain, total)
     names = top_names(ctx, outer, 3)
     title = f"{what}: {F.ns(total)} ({pct(total, ctx.wall):.0f}% of end-to-end, {len(outer)} calls)"
-    yield make_finding(ctx, rule_id, category, title, evidence={"time_ns": total, "calls": int(len(outer))},
+    yield make_finding(ctx, rule_id, category, title, evidence={"time_ns": total, "calls": int(len(outer)), **extra},
                        ops=names, suggestion=suggestion, gain_ns=gain, method=METHOD_CP, confidence=conf * 0.8,
                        rows=outer, affected_ns=total)
 
 
 def dataloader(ctx, th):
+    """Data loading on the main thread. Workers load in parallel with the loop, on the cores the loop's own
+    threads leave free (at least one): the loop then takes the longer of its other work and the loading
+    shared among them, so the gain is the loading's time (replayed away) at most, and no more than the run
+    less that longer part."""
+    def in_workers(gain: float, load_ns: float):
+        env = ctx.meta.get("environment") or {}
+        cores = int(env.get("cpu_count") or 0)
+        threads = int(((env.get("torch") or {}).get("num_threads")) or 1)
+        if cores <= 0 or not math.isfinite(gain):
+            return gain, {}
+        workers = max(1, cores - threads)
+        bare = ctx.wall_without_recording
+        rest = max(bare - gain, 0.0)
+        return min(gain, max(bare - max(rest, gain / workers), 0.0)), {
+            "workers_assumed": workers, "cores": cores, "loop_threads": threads}
+
     yield from _flag_rule(
         ctx, th, ctx.flag(C.DATALOADER_RE), "dataloader", "input_pipeline", "Data loading on the main thread",
         "Load data in the background: DataLoader(num_workers>0, pin_memory=True, persistent_workers=True, "
-        "prefetch_factor=2); avoid per-sample Python transforms, tar/zip reads and slow storage in the loop.")
+        "prefetch_factor=2); avoid per-sample Python transforms, tar/zip reads and slow storage in the loop; "
+        "decode or transform once and cache what does not change between epochs.", bound=in_workers)
 
 
 FULL_GC_RE = re.compile(r"^python gc \(generation 2\)$")

@@ -54,7 +54,9 @@ RULES: tuple[Rule, ...] = (
          "[A2/A6] XProf 'all other time' (>= 3 % moderate, >= 15 % high), HTA host_wait", METHOD_CP),
     Rule("dataloader", "input_pipeline", "Data loading on the main thread", host.dataloader,
          {"min_pct": 5.0},
-         "[A6] torch-tb-profiler (DataLoader > 5 %), XProf input-bound 5 %/20 %, msprof dataloader >= 10 ms",
+         "[A6] torch-tb-profiler (DataLoader > 5 %), XProf input-bound 5 %/20 %, msprof dataloader >= 10 ms; "
+         "workers load on the cores the loop's threads leave free (at least one): the loop then takes the longer "
+         "of its other work and the loading shared among them",
          METHOD_CP),
     Rule("gc", "gc", "Python garbage collection", host.gc_pauses, {"min_pct": 1.0, "min_each_ns": 0, "min_full_passes": 2},
          "[A5] msprof-analyze gc_checker (pauses >= 1000 us); every pass counted here (collect/gc_pauses.py "
