@@ -16,6 +16,9 @@ order, without running anything:
 * reductions: carried names whose every update combines the old value with something that does not read
   it (``acc += v``, ``acc = acc * v``, ``best = max(best, v)``) and that nothing else in the body reads:
   an order-free accumulation, which a whole-array reduction replaces;
+* scans: carried names updated as reductions are whose every value the body also uses (a running total or
+  maximum: ``running = np.maximum(running, x[t]); dd[t] = x[t] - running``): a cumulative op (cumsum,
+  np.maximum.accumulate, torch.cummax) computes them for all passes, so they are not sequential either;
 * dependent: the lines of statements that read the remaining (sequential) carried state, or a name such a
   statement assigned, or that run under a condition that does (two passes over the body, so a flow
   through the next pass is seen);
@@ -84,16 +87,17 @@ def loop_facts(loop) -> dict:
         carried |= {n for n in s["reads"] if n in written and n not in seen}
         seen |= s["writes"]
     reductions = {n for n in carried if _is_reduction(n, steps)}
-    sequential = carried - reductions
+    scans = {n for n in carried - reductions if _is_scan(n, steps)}
+    sequential = carried - reductions - scans
     if _trains(loop):
         # the optimizer updates the parameters in place, and the next pass's forward reads them: a
         # dependence no name shows (the model and the optimizer alias the same tensors)
         return {"line": loop.lineno, "end": loop.end_lineno or loop.lineno,
                 "carried": sorted(sequential | {OPTIMIZER_STATE}), "reductions": sorted(reductions),
-                "dependent": sorted({s["line"] for s in steps}), "hoistable": {}}
+                "scans": sorted(scans), "dependent": sorted({s["line"] for s in steps}), "hoistable": {}}
     if not sequential:   # independent passes: said too, so a loop nested in a sequential one is seen as free
         return {"line": loop.lineno, "end": loop.end_lineno or loop.lineno, "carried": [],
-                "reductions": sorted(reductions), "dependent": [], "hoistable": {}}
+                "reductions": sorted(reductions), "scans": sorted(scans), "dependent": [], "hoistable": {}}
     tainted, dependent = set(sequential), set()
     for _ in range(2):   # a flow through the next pass needs a second look
         for i, s in enumerate(steps):
@@ -107,7 +111,8 @@ def loop_facts(loop) -> dict:
             key = str(steps[i]["line"])
             hoistable[key] = sorted(set(hoistable.get(key, ())) | calls)
     return {"line": loop.lineno, "end": loop.end_lineno or loop.lineno, "carried": sorted(sequential),
-            "reductions": sorted(reductions), "dependent": sorted({steps[i]["line"] for i in dependent}),
+            "reductions": sorted(reductions), "scans": sorted(scans),
+            "dependent": sorted({steps[i]["line"] for i in dependent}),
             "hoistable": hoistable}
 
 
@@ -257,6 +262,15 @@ def _is_reduction(name: str, steps: list) -> bool:
     return True
 
 
+def _is_scan(name: str, steps: list) -> bool:
+    """Every step that writes ``name`` combines its old value with something not reading it (as a
+    reduction), and the steps that read it without writing it only use it: a running total or maximum
+    whose every prefix the body uses (``running = np.maximum(running, x[t]); dd[t] = x[t] - running``),
+    which a cumulative op (cumsum, cumprod, np.maximum.accumulate, torch.cummax) computes for all passes."""
+    writers = [s for s in steps if name in s["writes"]]
+    return bool(writers) and all(any(_combines(e, name) for e in s["exprs"]) for s in writers)
+
+
 def _combines(expr, name: str) -> bool:
     """``name op other`` / ``other op name`` with an order-free op, or ``max(name, other)`` / ``min``,
     where ``other`` does not read ``name`` (``name += other`` is seen as ``name + other``)."""
@@ -264,8 +278,10 @@ def _combines(expr, name: str) -> bool:
         for a, b in ((expr.left, expr.right), (expr.right, expr.left)):
             if _name_of(a) == name and name not in _reads(b):
                 return True
-    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id in ("max", "min") \
-            and len(expr.args) == 2 and not expr.keywords:
+    pairwise = (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id in ("max", "min")) \
+        or (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute)
+            and expr.func.attr in ("maximum", "minimum", "fmax", "fmin"))   # np.maximum, torch.maximum
+    if pairwise and len(expr.args) == 2 and not expr.keywords:
         a, b = expr.args
         return (_name_of(a) == name and name not in _reads(b)) or (_name_of(b) == name and name not in _reads(a))
     return False

@@ -117,3 +117,27 @@ def test_a_loop_of_independent_passes_inside_a_sequential_one_leaves_its_depende
     assert inner["line"] == 6 and inner["carried"] == []
     assert outer["vectorisable_inner"] == [6] and 7 not in outer["dependent"]
     assert outer["dependent"] == [5, 8]
+
+
+def test_a_running_maximum_the_body_uses_is_a_scan_and_a_decaying_average_is_not(tmp_path):
+    scan, ema = loops(tmp_path, """
+        import torch
+
+        def drawdown(p):
+            dd = torch.empty_like(p)
+            running = p[:, 0].clone()
+            for t in range(p.shape[1]):
+                running = torch.maximum(running, p[:, t])
+                dd[:, t] = (p[:, t] - running) / running
+            return dd
+
+        def smooth(x):
+            avg, out = 0.0, []
+            for v in x:
+                avg = 0.9 * avg + 0.1 * v
+                out.append(avg)
+            return out
+    """)
+    # torch.cummax gives every prefix's maximum at once: the passes are free
+    assert scan["carried"] == [] and scan["scans"] == ["running"] and scan["dependent"] == []
+    assert ema["carried"] == ["avg"] and ema["scans"] == []   # a recurrence, not an order-free combine
