@@ -83,6 +83,10 @@ DENSE_PERIOD_NS = 20_000   # consecutive top-level ops this close are a dense ru
 
 def _memory_events(ctx) -> np.ndarray:
     """Per row: the allocations and frees torch recorded inside it."""
+    return ctx.memo("torch_memory_events", lambda: _count_memory_events(ctx))
+
+
+def _count_memory_events(ctx) -> np.ndarray:
     mem = getattr(ctx.profile, "memory", None)
     if mem is None or not len(mem) or "event_id" not in mem:
         return np.zeros(ctx.n)
@@ -100,8 +104,13 @@ def torch_event_ns(ctx) -> float:
     return ctx.memo("torch_event_ns", lambda: _torch_event_ns(ctx))
 
 
+def _torch_figure(meta: dict) -> float:
+    """ns per torch op event measured in the run's process (torch_collector's probe), else the machine's."""
+    return _figure(meta, "torch", "in_run_ns_per_event") or _figure(meta, "torch", "ns_per_event")
+
+
 def _torch_event_ns(ctx) -> float:
-    k = _figure(ctx.meta, "torch", "in_run_ns_per_event") or _figure(ctx.meta, "torch", "ns_per_event")
+    k = _torch_figure(ctx.meta)
     if not k:
         return k
     op = ctx.is_host & (ctx.role == C.R["op"]) & (ctx.track_code == ctx.main_track)
@@ -224,8 +233,7 @@ def describe(ctx, removed_ns: float) -> dict:
     k, used = _figure(ctx.meta, "python", "ns_per_record"), python_record_ns(ctx)
     if k and used < k:
         out["python_ns_per_record_used"] = used   # held to the run's own call-free lines
-    k_op = _figure(ctx.meta, "torch", "in_run_ns_per_event") or _figure(ctx.meta, "torch", "ns_per_event")
-    if k_op and torch_event_ns(ctx) < k_op:
+    if torch_event_ns(ctx) < _torch_figure(ctx.meta):
         out["torch_ns_per_event_used"] = torch_event_ns(ctx)   # held to the run's own dense ops
     for collector, key in (("torch", "ns_per_event"), ("torch", "in_run_ns_per_event"), ("torch", "ns_per_memory_event"),
                            ("python", "ns_per_record"), ("python", "bytecode_slowdown")):

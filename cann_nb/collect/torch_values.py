@@ -281,7 +281,7 @@ class _Numbering:
         while todo:
             c = todo.pop()
             self.calls[c][2] = CONSTANT
-            for m in self.made_from[c] if c < len(self.made_from) else ():
+            for m in self.made_from[c]:
                 if m not in seen:
                     seen.add(m)
                     todo.append(m)

@@ -22,8 +22,11 @@ import numpy as np
 from ... import formatting as F
 from ..efficiency.roofline import peaks_for
 from ..efficiency.tensors import parse_inputs
+from ..line_arrays import line_arrays, line_function
 from ..timeline import next_at_level, outermost
+from .arrays import finding_from_lines, where
 from .base import METHOD_CP, covered_ns, make_finding, pct
+from .contractions import _shapes
 from .redundant import list_arg
 
 MUL_RE = re.compile(r"^aten::mul$")
@@ -145,19 +148,11 @@ def _indexed_shape(shape: tuple, index, array_names: set) -> tuple | None:
 def _operand_shapes(rec: dict, ops: list, array_names: set) -> tuple[list, int] | None:
     """The broadcastable shapes of a product's operands (their sampled shapes, indexed) and the largest
     itemsize; None when one is not a sampled numpy array."""
-    arrays = {o["name"]: o for o in rec["operands"] if o.get("kind") == "ndarray" and o.get("shape") is not None}
-    shapes, item = [], 1
-    for op in ops:
-        o = arrays.get(op["name"])
-        if o is None:
-            return None
-        base = tuple(int(x) for x in o["shape"])
-        got = _indexed_shape(base, op["index"], array_names)
-        if got is None:
-            return None
-        shapes.append(got)
-        item = max(item, int(o.get("nbytes", 0) // max(math.prod(base), 1)) or 1)
-    return shapes, item
+    got = _shapes(rec, [op["name"] for op in ops])
+    if got is None:
+        return None
+    shapes = [_indexed_shape(base, op["index"], array_names) for base, op in zip(got[0], ops)]
+    return None if any(x is None for x in shapes) else (shapes, got[1])
 
 
 def _line_contractions(ctx, th):
@@ -167,9 +162,6 @@ def _line_contractions(ctx, th):
     back where a matmul or einsum accumulates them. Gain: those lines' time less a matmul of the product's
     FLOPs (two per term) at ``roof_frac`` of the measured peak, or of its operands' and result's bytes at
     the measured bandwidth, whichever is longer, replayed. Without measured peaks, no estimate."""
-    from ..line_arrays import line_arrays, line_function
-    from .arrays import finding_from_lines, where
-
     la = line_arrays(ctx)
     if la.empty or "contractions" not in la:
         return

@@ -4,7 +4,6 @@ data loading, GC, compilation, cold start."""
 from __future__ import annotations
 
 import math
-
 import re
 
 import numpy as np
@@ -612,7 +611,7 @@ def python_gaps(ctx, th):
 def _flag_rule(ctx, th, flag: np.ndarray, rule_id: str, category: str, what: str, suggestion: str,
                min_each_ns: int = 0, bound=None):
     """Shared body: time inside flagged host events (and what they contain), replayed away; ``bound``
-    (gain_ns, time_ns) -> (gain_ns, evidence) caps what moving them away can save."""
+    (gain_ns) -> (gain_ns, evidence) caps what moving them away can save."""
     rows = np.flatnonzero(flag & ctx.is_host & (ctx.dur >= min_each_ns))
     if not len(rows):
         return
@@ -626,7 +625,7 @@ def _flag_rule(ctx, th, flag: np.ndarray, rule_id: str, category: str, what: str
     gain, conf = replay_gain(ctx, seg_factor=rep.seg_factor_for(mask, 0.0))
     extra = {}
     if bound is not None:
-        gain, extra = bound(gain, total)
+        gain, extra = bound(gain)
     names = top_names(ctx, outer, 3)
     title = f"{what}: {F.ns(total)} ({pct(total, ctx.wall):.0f}% of end-to-end, {len(outer)} calls)"
     yield make_finding(ctx, rule_id, category, title, evidence={"time_ns": total, "calls": int(len(outer)), **extra},
@@ -639,7 +638,7 @@ def dataloader(ctx, th):
     threads leave free (at least one): the loop then takes the longer of its other work and the loading
     shared among them, so the gain is the loading's time (replayed away) at most, and no more than the run
     less that longer part."""
-    def in_workers(gain: float, load_ns: float):
+    def in_workers(gain: float):
         env = ctx.meta.get("environment") or {}
         cores = int(env.get("cpu_count") or 0)
         threads = int(((env.get("torch") or {}).get("num_threads")) or 1)
