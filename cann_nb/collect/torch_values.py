@@ -148,6 +148,7 @@ class _Numbering:
         self.offsets: dict[tuple, set] = {}      # (allocation_id, sizes, strides) -> storage offsets seen
         self.ambiguous: set[int] = set()         # storages viewed at several offsets in one shape
         self.born: set[int] = set()              # storages allocated during the profile
+        self.alloc_bytes: dict[int, int] = {}    # allocation_id -> bytes, of those
         self.impls: dict[tuple, int] = {}        # (allocation_id, sizes, strides) of older storages -> tensor
         self._fresh = itertools.count(1)
         self.ops = 0
@@ -234,14 +235,26 @@ class _Numbering:
                 self.offsets[k] = {"a tensor", "another"}   # two tensors alike (x.split(n) before the run)
                 self.ambiguous.add(aid)
         if aid in self.ambiguous:   # x[i] and x[j] would look alike: known only by a single offset
-            seen = self.offsets.get((aid, tuple(a.sizes), tuple(a.strides)))
-            if seen is None or len(seen) > 1:
+            k = (aid, tuple(a.sizes), tuple(a.strides))
+            seen = self.offsets.get(k)
+            # a tensor from before the profile, the only one of its shape on its storage (``labels`` whose
+            # batches ``labels[i:i + n]`` are views of it): one tensor has one offset
+            alone = seen is None and (k in self.impls if aid not in self.born else self._spans_all(a))
+            if not alone and (seen is None or len(seen) > 1):
                 return None
         v = self.value.get(aid)
         if v is None:
             v = self.value[aid] = hash(("storage", aid, self.generation))
             self.entered.add(v)
         return v
+
+    def _spans_all(self, a) -> bool:
+        """A tensor whose elements reach over its whole allocation (``labels`` itself, beside its slices
+        ``labels[i:i + n]``): its offset can only be 0."""
+        if not a.sizes or 0 in a.sizes:
+            return False
+        extent = 1 + sum((n - 1) * abs(s) for n, s in zip(a.sizes, a.strides))
+        return extent * a.dtype.itemsize == self.alloc_bytes.get(a.allocation_id, -1)
 
     def tensors(self, args) -> list[int]:
         """The storages (allocation ids) of the tensor arguments, tensor lists included."""
@@ -298,6 +311,7 @@ class _Numbering:
             aid, size = ef.allocation_id, int(ef.alloc_size)
             if aid is not None and size > 0:
                 self.born.add(aid)
+                self.alloc_bytes[aid] = size
                 self.value[aid] = hash((owner[0], "out", owner[1]))
                 owner[1] += 1
                 self.allocs.append(aid)

@@ -90,6 +90,32 @@ def test_different_values_never_share_one():
                                            "aten::sigmoid")), rep
 
 
+def test_a_whole_tensor_beside_its_slices_keeps_its_value():
+    # batches are slices of one label tensor (one storage at many offsets), and the whole tensor is read
+    # again every step (class weights from all labels): the slices stay apart, the whole repeats; both
+    # for a tensor from before the profile and for one made inside it
+    torch.manual_seed(0)
+    before = torch.randint(0, 5, (4096,))
+    batches = [before[i * 256:(i + 1) * 256] for i in range(6)]
+
+    def steps(labels, parts):
+        for y in parts:
+            torch.bincount(labels, minlength=5)
+            torch.bincount(y, minlength=5).float().sum()
+
+    def inside():
+        labels = torch.randint(0, 5, (4096,))
+        steps(labels, [labels[i * 256:(i + 1) * 256] for i in range(6)])
+
+    for run in (lambda: steps(before, batches), inside):
+        got = collect(run)
+        ev = got.events[got.events["name"].astype(str) == "aten::bincount"]
+        sigs = ev["value_sig"].to_numpy()
+        whole, parts = sigs[0::2], sigs[1::2]
+        assert len(set(whole)) == 1 and whole[0] != 0
+        assert len(set(parts)) == 6 and 0 not in parts
+
+
 def test_training_updates_the_weights_so_nothing_repeats():
     torch.manual_seed(0)
     model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 4))
