@@ -38,6 +38,8 @@ def _line_arrays(ctx) -> pd.DataFrame:
                     "kept_bytes": _num(r.get("kept_bytes")), "temporaries_bytes": _num(r.get("temporaries_bytes")),
                     "traced_run": r.get("traced_run"), "operands": ops, "work": r.get("work"),
                     "contractions": r.get("contractions"), "scope": r.get("scope", "line"),
+                    "same_work": r.get("same_work"), "work_input_bytes": r.get("work_input_bytes", 0),
+                    "work_makes_data": r.get("work_makes_data", False),
                     "rows": rows})
     return pd.DataFrame(out)
 

@@ -9,6 +9,11 @@ line's start is recorded and ``end()`` after its end, so neither is timed as the
 * the names the line loads or stores (from its source), resolved in the frame and described when they hold a
   numpy array or a pandas Series/DataFrame: shape, dtype, bytes, memory order, whether the line indexes
   them (``a[idx]``), and the Python type an object column holds;
+* whether its second run read what its first did and made what its first made (``same_work``): every name it
+  loads fingerprinted (numbers and strings by value, arrays by a strided sample of their values, functions,
+  classes and modules by identity), and so is every new object it stores or returns, by content where it
+  has one (``call_repeats.result_fingerprint``); a line reading another object by identity (a generator, an
+  iterator, a model) is compared only where its results can be (a new array's values);
 * on the second run, the bytes the line allocates and frees again before it ends (its temporaries),
   from ``tracemalloc``, to which numpy reports its data buffers. tracemalloc is on for that one run of
   that line only (never when the user's code traces memory itself); the span's extra time is the
@@ -23,10 +28,12 @@ from __future__ import annotations
 import sys
 import traceback
 import tracemalloc
+import types
 
 import numpy as np
 import pandas as pd
 
+from .call_repeats import data_bytes, fingerprint, result_fingerprint
 from .loop_facts import file_loops
 from .source_facts import SourceFacts
 
@@ -39,6 +46,10 @@ TRACE_MIN_BYTES = 64 << 10
 REPEAT_MIN_BYTES = 1 << 20   # new arrays checked for repeated rows (smaller ones cost little either way)
 DISTINCT_SAMPLE = 20_000   # values of a Series looked at for its share of distinct values
 SYMMETRY_MAX_N = 8_192     # matrices checked for symmetry before a general eigensolver (n^2 compared once)
+WORK_SAMPLE = 4_096        # values of an array in a line's work fingerprint (a padded image's zeros must not
+#                            make two images alike)
+# read by identity and unchanging in what they do: a name holding one is the same input on every run
+_CODE_TYPES = (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType, np.ufunc)
 
 
 class LineArrays:
@@ -139,6 +150,7 @@ class LineArrays:
                     rec.setdefault("_first_ids", {})[name] = id(value)
                 elif name in rec.get("_first_ids", {}):   # the same object on every run: read again each time
                     first["same_object"] = rec["_first_ids"][name] == id(value)
+        work_in = _work_inputs(frame, roles) if run < 2 else None   # (None: not comparable)
         if run == 0:
             for c in facts.contractions:
                 if c["kind"] == "eig":
@@ -149,7 +161,7 @@ class LineArrays:
         tracing = run == 1 and read >= TRACE_MIN_BYTES and not rec.get("_calls_user") and self._trace_memory()
         if tracing:
             rec["traced_run"] = rec["runs"] - 1   # which of the line's spans, in start order
-        self.open[id(frame)] = (key, ids, roles, tracing, facts.returns, roots)
+        self.open[id(frame)] = (key, ids, roles, tracing, facts.returns, roots, work_in)
 
     def _columns(self, rec: dict, name: str, frame_: pd.DataFrame, labels, run: int) -> None:
         """The columns a line names by label (``df["city"]``), described as operands of their own on the
@@ -215,8 +227,9 @@ class LineArrays:
     def _finish(self, frame, got, returned=None) -> None:
         """The sampled line open in ``frame`` has ended (its end already recorded); ``returned``: the value
         the frame returns when the line ended by returning."""
-        key, ids, roles, tracing, returns, roots = got
+        key, ids, roles, tracing, returns, roots, work_in = got
         rec = self._lines[key]
+        made = []   # the new objects the line stores or returns
         if tracing and self._peaks:
             current, peak = tracemalloc.get_traced_memory()
             at_start, seen = self._peaks.pop()
@@ -235,6 +248,7 @@ class LineArrays:
             value = _resolve(frame, name)
             if ids.get(name) == id(value):
                 continue   # the same object as before the line (updated in place, or untouched)
+            made.append(value)
             d = _described(rec, value)
             if d is not None:
                 d["role"] = "out"
@@ -245,12 +259,42 @@ class LineArrays:
                     d["repeats"] = repeated
                 rec["operands"].setdefault(name + " (new)", d)
         if returns and returned is not None:   # ``return expr``: the line's result has no name
+            made.append(returned)
             d = _described(rec, returned)
             if d is not None:
                 d["role"] = "out"
                 d["indexed"] = None
                 _view_of_new(d, returned, roots)
                 rec["operands"].setdefault("(returned)", d)
+        self._same_work(rec, work_in, made)
+
+    @staticmethod
+    def _same_work(rec: dict, work_in, made: list) -> None:
+        """Compare the line's second sampled run with its first: the same inputs and the same new results
+        (an input handed back, ``return x``, is no result)."""
+        out = None
+        if work_in is not None:
+            made = [v for v in made if id(v) not in work_in[3]]
+            try:
+                out = tuple("(object)" if _by_identity(f) else f for f in map(result_fingerprint, made))
+            except Exception as exc:   # a user object whose attributes raised: the line is left uncompared
+                rec.setdefault("errors", []).append(f"work fingerprint: {type(exc).__name__}: {exc}"[:300])
+        if out is None:
+            rec["_work"] = None   # this run could not be looked at: the line is not compared
+            return
+        if "_work" not in rec:
+            rec["_work"] = (work_in, out)
+            return
+        first = rec.pop("_work")
+        if first is None or not out:
+            return
+        (fp_in, opaque_in, nbytes, _), out0 = first
+        # a new object known only by identity (a KD-tree, a solver's factors) is taken for the same result
+        # only where every input is known by content: then nothing else could make it differ
+        rec["same_work"] = bool(fp_in == work_in[0] and out == out0 and not (opaque_in and "(object)" in out))
+        rec["work_input_bytes"] = int(max(nbytes, work_in[2]))
+        # new data made (an array, a frame): a line making other data each run is where new inputs come in
+        rec["work_makes_data"] = any(data_bytes(v) > 0 for v in made)
 
     def close(self) -> None:
         if self._ours:
@@ -396,3 +440,38 @@ def _repeated(value) -> str | None:
             and all(np.array_equal(col, value[:, j]) for j in (m // 2, m - 1)):
         return "columns"
     return None
+
+
+def _work_inputs(frame, roles: dict) -> tuple | None:
+    """(fingerprints of the names the line loads, whether one is an object known only by identity, bytes of
+    data among them, their ids) for the line's work fingerprint; None when a value could not be looked at."""
+    fps, opaque, nbytes, ids = [], False, 0, set()
+    try:
+        for name, role in sorted(roles.items()):
+            if "in" not in role:
+                continue
+            v = _resolve(frame, name)
+            f = _array_work(v) if isinstance(v, np.ndarray) else fingerprint(v)
+            if _by_identity(f) and not isinstance(v, _CODE_TYPES):
+                opaque = True
+            fps.append((name, f))
+            nbytes += data_bytes(v)
+            ids.add(id(v))
+    except Exception:   # a user object that raised when looked at: this run is not compared
+        return None
+    return tuple(fps), opaque, nbytes, ids
+
+
+def _array_work(a: np.ndarray) -> tuple:
+    """Shape, dtype and an evenly strided sample of WORK_SAMPLE values (all of a smaller array)."""
+    if a.dtype == object:
+        return fingerprint(a)
+    flat = a.reshape(-1) if a.flags.c_contiguous else a.ravel(order="K")   # (a copy only for a strided view)
+    if flat.size > WORK_SAMPLE:
+        flat = flat[:: flat.size // WORK_SAMPLE][:WORK_SAMPLE]
+    return (a.shape, a.dtype.str, flat.tobytes())
+
+
+def _by_identity(f) -> bool:
+    """A fingerprint that is the object's identity, not its content."""
+    return type(f) is tuple and len(f) == 3 and f[0] == "id"

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from . import (arrays, autograd, broadcast_products, broadcasts, buffers, builtin_calls, call_sites, compute,
                containers, contractions, convolution, device, discarded, exact, frameworks, gradients, growth, host, inplace_writes,
-               library_loops, library_warnings, lines, linalg, memo, memory, prefix, processes, redundant, regex,
+               library_loops, library_warnings, lines, linalg, memo, memory, prefix, processes, recomputed_lines,
+               redundant, regex,
                repeats, roofline, same_values, selection, sparse, structured, sweeps, unfold_conv, waits)
 from .base import METHOD_CP, METHOD_HEADROOM, Rule
 
@@ -151,6 +152,11 @@ RULES: tuple[Rule, ...] = (
          "op on the same values computes the same result); torch.profiler's recorded inputs (allocation ids, "
          "sizes, strides, dtypes, Concrete Inputs) and allocations, collect/torch_values.py", METHOD_CP,
          ("values",)),
+    Rule("recomputed_lines", "redundant", "A line recomputing the same result from unchanged inputs",
+         recomputed_lines.recomputed_lines, {"min_runs": 3, "min_data_bytes": 64 * 1024, "min_pct": 5.0},
+         "compilers' loop-invariant code motion (Aho et al., Compilers, 9.5): a pure computation of unchanged "
+         "inputs is hoisted; the line's inputs and results fingerprinted on two runs decide "
+         "(collect/line_arrays.py); 64 KiB of input data as repeated_library_calls", METHOD_CP),
     Rule("rebuilt_per_call", "redundant", "A layer or model constructed inside the repeated step",
          redundant.rebuilt_per_call, {"min_count": 3, "min_pct": 5.0},
          "PyTorch forums 'model re-created in forward / every call' (weights random each call); nn.Parameter "
