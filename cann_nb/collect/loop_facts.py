@@ -29,7 +29,8 @@ order, without running anything:
   before the loop.
 
 Every loop is reported (``carried`` empty for one whose passes are independent: a loop nested in a
-sequential one can still be vectorised within its pass). An unreadable source says nothing.
+sequential one can still be vectorised within its pass), comprehensions too (``comprehension``: their passes
+are independent). An unreadable source says nothing.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ MAX_LOOPS = 200   # per file: bounds the meta's size
 _REDUCING_OPS = (ast.Add, ast.Mult, ast.BitOr, ast.BitAnd, ast.BitXor)
 _SKIP = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 OPTIMIZER_STATE = "(parameters: updated by the optimizer)"
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
 def file_loops(filename: str) -> list[dict]:
@@ -57,8 +59,13 @@ def file_loops(filename: str) -> list[dict]:
     for node in ast.walk(tree):
         if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
             out.append({"file": filename, **loop_facts(node)})
-            if len(out) >= MAX_LOOPS:
-                break
+        elif isinstance(node, _COMPREHENSIONS) and not any(isinstance(n, ast.NamedExpr) for n in ast.walk(node)):
+            # a comprehension's passes are independent (no statement can carry a value to the next one;
+            # an assignment expression could, so one with ``:=`` is not said)
+            out.append({"file": filename, "line": node.lineno, "end": node.end_lineno or node.lineno, "carried": [],
+                        "reductions": [], "scans": [], "dependent": [], "hoistable": {}, "comprehension": True})
+        if len(out) >= MAX_LOOPS:
+            break
     return _vectorisable_inside(out)
 
 

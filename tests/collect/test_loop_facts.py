@@ -103,7 +103,7 @@ def test_a_training_loop_carries_the_parameters_its_optimizer_updates(tmp_path):
 
 def test_a_loop_of_independent_passes_inside_a_sequential_one_leaves_its_dependent_lines(tmp_path):
     # Viterbi: each time step needs the previous step's scores, but the tags of one step are independent
-    outer, inner = loops(tmp_path, """
+    outer, inner, gen = loops(tmp_path, """
         def viterbi(em, trans, start):
             score = start + em[0]
             for t in range(1, len(em)):
@@ -115,8 +115,23 @@ def test_a_loop_of_independent_passes_inside_a_sequential_one_leaves_its_depende
     """)
     assert outer["line"] == 4 and outer["carried"] == ["score"]
     assert inner["line"] == 6 and inner["carried"] == []
-    assert outer["vectorisable_inner"] == [6] and 7 not in outer["dependent"]
+    assert gen["line"] == 7 and gen["comprehension"] and gen["carried"] == []   # max(... for i in ...)
+    assert outer["vectorisable_inner"] == [6, 7] and 7 not in outer["dependent"]
     assert outer["dependent"] == [5, 8]
+
+
+def test_a_comprehension_has_independent_passes_unless_it_assigns_a_name(tmp_path):
+    # one conv per channel in a list comprehension (a depthwise conv written out): a loop of independent
+    # passes; an assignment expression can carry a value from one pass to the next: not said
+    found = loops(tmp_path, """
+        def depthwise(x, w):
+            return cat([conv(x[:, c:c + 1], w[c:c + 1]) for c in range(x.shape[1])])
+
+        def running(xs):
+            total = 0
+            return [total := total + x for x in xs]
+    """)
+    assert [(lp["line"], lp["carried"], lp.get("comprehension")) for lp in found] == [(3, [], True)]
 
 
 def test_a_running_maximum_the_body_uses_is_a_scan_and_a_decaying_average_is_not(tmp_path):

@@ -114,20 +114,56 @@ def element_time(ctx, rows: np.ndarray) -> np.ndarray:
     return np.where(kids >= SPLIT_MIN_CHILDREN, d / np.maximum(kids, 1), d)
 
 
+def unit_work_ns(ctx) -> np.ndarray:
+    """Per row: ns the work in its subtree (its own row's and its descendants' costs, FLOPs and bytes from
+    shapes) would take at the roof (efficiency.work_roof_ns); NaN where none of it has a known cost."""
+    def calc():
+        from ..efficiency.roofline import work_roof_ns
+        w = work_roof_ns(ctx)
+        known = _up_the_tree(ctx, np.isfinite(w), np.maximum)
+        return np.where(known, _up_the_tree(ctx, np.nan_to_num(w), np.add), np.nan)
+    return ctx.memo("unit_work_ns", calc)
+
+
 def short_units(ctx, u: np.ndarray, short_ns: int, max_unit_ns: int | None = None) -> np.ndarray:
     """Which work units are short, by their name's typical (median) call, so an occasional slow call
     (an interrupt, a page fault) does not split a loop. Framework ops: shorter than ``short_ns`` (per
-    element for an op that loops inside, ``element_time``).
+    element for an op that loops inside, ``element_time``), or doing less work than that (``unit_work_ns``:
+    its FLOPs and bytes at the roof) in under half its time: a conv2d of one channel's 20x20 map takes 90 us
+    of which its arithmetic is 1 us, per-call cost that a batched call (groups=C, a larger batch) pays once.
     Python lines (``max_unit_ns`` given): no single piece of work longer than ``short_ns``
     (``longest_piece``) and shorter than ``max_unit_ns`` in all: a line made of per-call overhead,
     e.g. ``row["price"] * row["qty"]`` on a pandas row (two short library calls), or scalar
     arithmetic on array elements (no call at all)."""
     codes = ctx.name_code[u]
     if max_unit_ns is None:   # framework ops: per element for a loop inside one op (element_time)
-        return pd.Series(element_time(ctx, u)).groupby(codes).transform("median").to_numpy() < short_ns
+        per = pd.Series(element_time(ctx, u)).groupby(codes).transform("median").to_numpy()
+        work = pd.Series(unit_work_ns(ctx)[u]).groupby(codes).transform("median").to_numpy()
+        with np.errstate(invalid="ignore"):
+            little = (work < short_ns) & (2 * work < per)   # (NaN: no known cost, compares False)
+        return (per < short_ns) | little
     typical = pd.Series(ctx.dur[u]).groupby(codes).transform("median").to_numpy()
     piece = pd.Series(longest_piece(ctx)[u]).groupby(codes).transform("median").to_numpy()
     return (piece < short_ns) & (typical < max_unit_ns)
+
+
+def _bridge_stalls(link: np.ndarray, both: np.ndarray, s: np.ndarray, e: np.ndarray) -> None:
+    """Link (in place) a pause between two short units that is under STALL_SHARE of the runs it separates:
+    the machine stalling the process for a few ms amid a long loop (a busy machine preempts it), not the
+    loop's end; a run split there would keep a typical call per piece and lose the pause from its region."""
+    breaks = np.flatnonzero(~link[1:] & both) + 1   # units that start a run though both sides are short
+    if not len(breaks):
+        return
+    starts = np.flatnonzero(~link)
+    k = np.searchsorted(starts, breaks)
+    before = starts[k - 1]                               # where the run before each pause starts
+    after_end = e[np.append(starts[1:], len(s))[k] - 1]  # where the run after it ends
+    joined: dict[int, int] = {}   # a pause bridged -> the start time of the run it continues
+    for b, p, end in zip(breaks.tolist(), before.tolist(), after_end.tolist()):
+        t0 = joined.get(p, s[p])
+        if s[b] - e[b - 1] < STALL_SHARE * ((e[b - 1] - t0) + (end - s[b])):
+            link[b] = True
+            joined[b] = t0
 
 
 def small_op_runs(ctx, short_ns: int, gap_ns: int, min_run: int, max_unit_ns: int | None = None) -> pd.DataFrame:
@@ -146,7 +182,9 @@ def small_op_runs(ctx, short_ns: int, gap_ns: int, min_run: int, max_unit_ns: in
         k = op_children(ctx)[u]
         allowed = np.where(k >= SPLIT_MIN_CHILDREN, np.maximum(allowed, k * float(short_ns)), allowed)
     link = np.zeros(len(u), dtype=bool)
-    link[1:] = short[1:] & short[:-1] & (s[1:] - e[:-1] < allowed[:-1])
+    both = short[1:] & short[:-1]
+    link[1:] = both & (s[1:] - e[:-1] < allowed[:-1])
+    _bridge_stalls(link, both, s, e)
     run_start = ~link
     first = np.flatnonzero(run_start)
     last = np.append(first[1:], len(u)) - 1
