@@ -183,3 +183,31 @@ def test_a_recurrence_keeps_its_steps_where_independent_rows_batch():
     from cann_nb.analyze.sequential_loops import sampled_share
     assert sampled_share(context(seq))[0] > 0.8 and sampled_share(context(ind))[0] == 0.0
     assert all(f.est_gain_pct < 25 and f.evidence["sequential"]["sampled_share"] > 0.8 for f in seq_f)
+
+
+LSTM = torch.nn.LSTM(16, 32)
+SEQ = torch.randn(400, 8, 16)
+
+
+def lstm_stepped():
+    h = c = torch.zeros(1, 8, 32)
+    outs = []
+    with torch.no_grad():
+        for t in range(SEQ.shape[0]):
+            o, (h, c) = LSTM(SEQ[t:t + 1], (h, c))
+            outs.append(o)
+    return torch.cat(outs)
+
+
+def lstm_whole():
+    with torch.no_grad():
+        return LSTM(SEQ)[0]
+
+
+def test_a_recurrent_layer_stepped_by_hand_is_small_ops_though_its_state_is_carried():
+    # the loop carries (h, c), but the layer runs the recurrence itself when given the whole sequence:
+    # each call is per-call cost around a few hundred ns of arithmetic
+    (f,) = [f for f in findings(profile(lstm_stepped)) if f.rule == "small_ops"]
+    assert f.evidence["sequential"]["recurrent_steps"]["calls"] == 400
+    assert f.est_gain_pct > 50 and "whole sequence" in f.suggestion
+    assert [f for f in findings(profile(lstm_whole)) if f.rule in ("small_ops", "tiny_ops_by_line")] == []

@@ -25,6 +25,10 @@ TENSOR_FROM_PY_RE = re.compile(r"^aten::(tensor|lift_fresh|lift|scalar_tensor|as
                                r"^torch\.(tensor|as_tensor|from_numpy)|numpy\.(array|asarray)$", re.I)
 FOLLOW_UNITS = 4  # ops after a Python stretch that are looked at for tensor construction
 BATCH1_RE = re.compile(r"^\[\[1(,|\])")
+# a recurrent layer given one time step ([1, B, D], or [B, 1, D] batch-first): called per step, its state
+# carried by hand, what one call on the whole sequence runs inside the library
+RECURRENT_RE = re.compile(r"^aten::(lstm|gru|rnn_tanh|rnn_relu)$")
+ONE_STEP_RE = re.compile(r"^\[\[(1,\d+|\d+,1),\d+\]")
 
 
 def work_units(ctx) -> np.ndarray:
@@ -496,6 +500,14 @@ def _short_runs(ctx, th, rule_id: str, category: str, max_unit_ns):
     else:   # framework ops: the share of the sampled user stacks that runs in a dependent line
         share, seq_evidence = sampled_share(ctx)
         sequential = share * region
+        if sequential:   # a recurrent layer stepped by hand: the library runs the recurrence in one call
+            stepped = rows[ctx.flag(RECURRENT_RE)[rows] & C.name_flags(ctx.events["shapes"], ONE_STEP_RE)[rows]] \
+                if "shapes" in ctx.events else rows[:0]
+            if len(stepped):
+                t_steps = float(ctx.dur[stepped].sum())
+                sequential = max(0.0, sequential - t_steps)
+                seq_evidence["recurrent_steps"] = {"calls": int(len(stepped)), "time_ns": t_steps,
+                                                   "ops": top_names(ctx, stepped, 3)}
     work = calls + at_roof + sequential
     factor = min(1.0, work / max(region, 1))
     rep = ctx.replay
@@ -550,7 +562,15 @@ def _short_runs(ctx, th, rule_id: str, category: str, max_unit_ns):
             what = "tiny ops"
             sugg = ("Vectorise: operate on whole tensors instead of element by element (index/scalar ops in a "
                     "Python loop); on an accelerator also fuse or capture the loop (torch.compile, CUDA graphs).")
-        if seq_evidence.get("loops"):
+        steps = seq_evidence.get("recurrent_steps")
+        if steps:
+            what = "tiny ops (recurrent layers given one time step per call)"
+            sugg = (f"{', '.join(steps['ops'])} run{'s' if len(steps['ops']) == 1 else ''} one time step per call "
+                    f"({steps['calls']:,} calls), the state carried by hand: give the layer the whole sequence at once "
+                    "(out, (h, c) = lstm(x, (h0, c0)) with x of shape [T, B, D]); the library runs the recurrence "
+                    "inside one call. Where the steps' inputs depend on earlier outputs (decoding), keep the loop "
+                    "and batch the sequences instead. ")
+        elif seq_evidence.get("loops"):
             sugg = _sequential_advice(seq_evidence, "fewer, larger ops per pass (a library kernel for the "
                                                     "step, such as nn.GRU for a recurrent cell; torch.compile of "
                                                     "the step)") + sugg
