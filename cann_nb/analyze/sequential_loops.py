@@ -59,6 +59,8 @@ def _evidence(loops: list[dict], kept_places) -> list[dict]:
 def sequential_lines(ctx) -> dict:
     """``{"kept": bool per row (the outermost line spans whose innermost loop carries state and who are its
     dependent lines), "hoistable": bool per row (calls directly under them that read no carried state),
+    "free": bool per row (the outermost line spans under a kept one that are in a loop of independent passes
+    of their own: a per-element loop in a function the dependent line calls, vectorisable within each pass),
     "loops": the meta's loop records}``; all False without them."""
     return ctx.memo("sequential_lines", lambda: _sequential_lines(ctx))
 
@@ -67,8 +69,9 @@ def _sequential_lines(ctx) -> dict:
     loops = ((ctx.meta.get("collectors") or {}).get("python") or {}).get("loops") or []
     kept = np.zeros(ctx.n, dtype=bool)
     hoist = np.zeros(ctx.n, dtype=bool)
+    free = np.zeros(ctx.n, dtype=bool)
     if not any(lp.get("carried") for lp in loops) or not ctx.n:
-        return {"kept": kept, "hoistable": hoist, "loops": loops}
+        return {"kept": kept, "hoistable": hoist, "free": free, "loops": loops}
     codes, index = places(ctx)
     kind = call_kinds(ctx)
     decision = _decide(loops, index)
@@ -87,6 +90,13 @@ def _sequential_lines(ctx) -> dict:
     cand = np.flatnonzero(flag)
     inner = nearest_ancestor(ctx, cand, flag) >= 0
     kept[cand[~inner]] = True
+    # lines of a loop with independent passes, in a function a kept line calls: within each pass of the
+    # sequential loop they run whole-array (as a nested loop of independent passes does, loop_facts)
+    own_free = rows[own == FREE]
+    own_free = own_free[nearest_ancestor(ctx, own_free, kept) >= 0]
+    mark = np.zeros(ctx.n, dtype=bool)
+    mark[own_free] = True
+    free[own_free[nearest_ancestor(ctx, own_free, mark) < 0]] = True
     hoist_names: dict[int, set] = {}
     pos = {p: i for i, p in enumerate(index)}
     for lp in loops:
@@ -103,7 +113,7 @@ def _sequential_lines(ctx) -> dict:
             owner = codes[par[calls]]
             ok = np.array([name in hoist_names.get(int(o), ()) for name, o in zip(last, owner)], dtype=bool)
             hoist[calls[ok]] = True
-    return {"kept": kept, "hoistable": hoist, "loops": loops}
+    return {"kept": kept, "hoistable": hoist, "free": free, "loops": loops}
 
 
 def kept_ns(ctx, starts: np.ndarray, ends: np.ndarray) -> tuple[float, dict]:
@@ -121,10 +131,14 @@ def kept_ns(ctx, starts: np.ndarray, ends: np.ndarray) -> tuple[float, dict]:
         return 0.0, {}
     hoisted = np.flatnonzero(sl["hoistable"])
     hoist_ns = float(ctx.dur[hoisted[np.isin(ctx.rows_of_parent[hoisted], rows)]].sum())
-    kept = max(float(ctx.dur[rows].sum()) - hoist_ns, 0.0)
+    inside = np.zeros(ctx.n, dtype=bool)
+    inside[rows] = True
+    free = np.flatnonzero(sl["free"])
+    free_ns = float(ctx.dur[free[nearest_ancestor(ctx, free, inside) >= 0]].sum())
+    kept = max(float(ctx.dur[rows].sum()) - hoist_ns - free_ns, 0.0)
     codes, index = places(ctx)
     lines = sorted({str(index[c]) for c in np.unique(codes[rows]) if c >= 0})
-    return kept, {"dependent_lines": lines[:10], "kept_ns": kept, "hoistable_ns": hoist_ns,
+    return kept, {"dependent_lines": lines[:10], "kept_ns": kept, "hoistable_ns": hoist_ns, "free_loop_ns": free_ns,
                   "loops": _evidence(sl["loops"], lines)}
 
 

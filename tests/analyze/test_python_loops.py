@@ -506,3 +506,38 @@ def test_a_loop_of_independent_passes_is_not_sequential(tmp_path):
     loop = by_rule(findings(prof))["python_loop"][0]
     assert "sequential" not in loop.evidence and "carries" not in loop.suggestion
 
+
+
+RHS = """
+    import numpy as np
+
+    M = 40
+    rate = np.linspace(0.5, 1.5, M)
+
+    def rhs(y):
+        {body}
+
+    def main():
+        y = np.full(M, 0.1)
+        for _ in range(1500):   # a sequential outer loop: each step needs the previous y
+            y = y + 0.01 * rhs(y)
+        return y
+
+    result = main()
+"""
+LOOPED = """dy = np.empty(M)
+        for i in range(M):
+            dy[i] = rate[i] * y[i] * (1.0 - y[i])
+        return dy"""
+WHOLE = "return rate * y * (1.0 - y)"
+
+
+def test_a_short_loop_in_a_function_called_again_and_again_is_a_per_element_loop(tmp_path):
+    # 40 cells per call, 1,500 calls: no run of it reaches 200 passes, the loop's lines do
+    prof = profile_script(tmp_path, RHS.format(body=LOOPED), "looped")
+    (f,) = by_rule(findings(prof))["python_loop"]
+    assert f.est_gain_pct > 50
+    assert f.evidence["sequential"]["free_loop_ns"] > 0.5 * f.evidence["region_ns"]   # rhs's loop, per pass
+    # whole-array: what is left is the sequential loop's own small steps (numpy calls on 40 values)
+    whole = by_rule(findings(profile_script(tmp_path, RHS.format(body=WHOLE), "whole"))).get("python_loop", [])
+    assert all(g.est_gain_pct < 25 for g in whole)
