@@ -1,0 +1,37 @@
+"""A per-user Dataset over a flat event table pools each user's events in __getitem__ for a DataLoader.
+Planted: every item scans the whole 400k-row user-id column with a boolean mask to find its rows, instead
+of grouping the rows once (argsort + offsets). Modelled on "my DataLoader is the bottleneck" forum threads."""
+PLANTED = ("input_pipeline", "hotspot", "redundant")
+TOL = 1e-5
+import torch
+from torch.utils.data import DataLoader, Dataset
+
+torch.manual_seed(0)
+N_EVENTS, N_USERS, D = 400_000, 800, 8
+user_id = torch.randint(0, N_USERS, (N_EVENTS,))
+events = torch.randn(N_EVENTS, D)
+
+
+class UserEvents(Dataset):
+    def __init__(self, user_id, events):
+        self.user_id = user_id
+        self.events = events
+
+    def __len__(self):
+        return N_USERS
+
+    def __getitem__(self, u):
+        rows = self.events[self.user_id == u]
+        return torch.cat([rows.mean(dim=0), rows.amax(dim=0), torch.tensor([float(rows.shape[0])])])
+
+
+def main():
+    loader = DataLoader(UserEvents(user_id, events), batch_size=64, shuffle=True,
+                        generator=torch.Generator().manual_seed(0))
+    w = torch.randn(2 * D + 1, 4)
+    outs = [torch.tanh(batch @ w) for batch in loader]
+    return torch.cat(outs)
+
+
+if __name__ == "__main__":
+    result = main()
