@@ -116,3 +116,74 @@ def test_short_sleeps_between_traced_work_are_idle(tmp_path):
     ev = f.evidence
     assert ev["sleeps"] == 24 and ev["idle_in_sleeps_ns"] > 0.8 * ev["sleep_ns"]
     assert f.est_gain_pct > 100 * 0.8 * ev["sleep_ns"] / prof.meta["wall_ns"]
+
+
+DRAIN = """
+    import queue
+    {imports}
+
+    def drain(q):
+        items = []
+        while True:
+            try:
+                items.append({get})
+            except queue.Empty:
+                return items
+
+    def main():
+        q = queue.Queue()
+        total = 0
+        for tick in range(30):
+            for i in range(20):
+                q.put(i)
+            total += sum(drain(q))
+        return total
+
+    result = main()
+"""
+
+# a producer thread that takes a varying time per item: the consumer's waits end when the item comes
+PRODUCER = """
+    import queue
+    import threading
+    import time
+
+    def produce(q):
+        for i in range(30):
+            time.sleep(0.002 + 0.002 * (i % 7))   # outside the process: the waits are idle, but woken
+            q.put(i)
+        q.put(None)
+
+    def main():
+        q = queue.Queue()
+        t = threading.Thread(target=produce, args=(q,))
+        t.start()
+        got = []
+        while (item := q.get(timeout=1.0)) is not None:
+            got.append(item)
+        t.join()
+        return sum(got)
+
+    result = main()
+"""
+
+
+def waits(prof):
+    errors = []
+    fs = findings(prof, errors=errors)
+    assert not errors
+    return [f for f in fs if f.rule == "expired_waits"]
+
+
+def test_draining_a_queue_with_a_timeout_waits_it_out_every_time(tmp_path):
+    prof = profile(tmp_path, DRAIN.format(imports="", get="q.get(timeout=0.01)"), "drain")
+    (f,) = waits(prof)
+    ev = f.evidence
+    assert f.category == "idle" and ev["waits"] == 30 and 9e6 < ev["median_wait_ns"] < 15e6
+    assert ev["idle_in_waits_ns"] > 0.7 * ev["wait_ns"] and 25 < f.est_gain_pct <= 100
+    assert "get_nowait" in f.suggestion
+    assert waits(profile(tmp_path, DRAIN.format(imports="", get="q.get_nowait()"), "nowait")) == []
+
+
+def test_waits_a_producer_ends_are_not_timeouts(tmp_path):
+    assert waits(profile(tmp_path, PRODUCER, "producer")) == []

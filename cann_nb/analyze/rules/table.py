@@ -26,6 +26,12 @@ RULES: tuple[Rule, ...] = (
          "Python docs, concurrent.futures (wait, as_completed, Future.result block until done) and threading "
          "(Event.wait); the busy-wait / sleep-polling anti-pattern; idle = sleep time less the process's CPU "
          "time in it (host sampler)", METHOD_CP),
+    Rule("expired_waits", "idle", "Blocking waits that run out their timeout while the process is idle",
+         waits.expired_waits, {"min_waits": 3, "min_share": 0.8, "min_pct": 5.0},
+         "Python docs, queue (get(block, timeout) raises Empty after timeout; get_nowait) and threading "
+         "(Condition.wait / Event.wait return after timeout when not notified); waits woken by work vary in "
+         "length, waits that all last as long ran out a timeout; idle = wait time less the process's CPU time "
+         "in it (host sampler)", METHOD_CP),
     Rule("small_ops", "launch_overhead", "Many tiny ops back to back (per-element or batch-1 loops)", host.small_ops,
          {"short_ns": 30 * US, "gap_ns": 1 * MS, "min_run": 20, "roof_frac": 0.7, "min_pct": 10.0},
          "[B3] msprof op_schedule_advice (small-op storm), HTA launch stats (5-20 us launch cost); the work "

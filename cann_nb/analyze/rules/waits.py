@@ -99,3 +99,61 @@ def sleep_polling(ctx, th):
     yield make_finding(ctx, "sleep_polling", "idle", title, evidence=evidence, ops=top_names(ctx, rows, 3),
                        suggestion=sugg, gain_ns=gain, method=METHOD_CP + " (the sleeps' idle part removed)",
                        confidence=conf * 0.7, rows=rows, affected_ns=slept)
+
+
+# blocking waits that take a timeout (queue.Queue.get and Event.wait wait on a Condition)
+WAIT_RE = re.compile(r"^threading\.(Condition\.wait|Condition\.wait_for|Event\.wait|Semaphore\.acquire|Barrier\.wait)$")
+SAME_LENGTH = 0.1   # waits no shorter than their median less this fraction all ran out one timeout
+LATE = 2.0          # ... and no longer than this many medians (a wake-up delayed on a busy machine)
+
+
+def expired_waits(ctx, th):
+    """The main thread's blocking waits that run out their timeout while the process is idle
+    (``q.get(timeout=0.003)`` until ``queue.Empty`` on a queue this thread filled, ``event.wait(0.05)`` on an
+    event nobody sets): waits woken by the awaited work end when it does, so their lengths vary; waits
+    that all last as long (``min_share`` of them, ``min_waits`` or more, none shorter than their median less
+    SAME_LENGTH: nothing ended one early; a wake-up can come late) waited out a timeout, and nothing ran meanwhile (the process's CPU time in them, host
+    sampler). Gain: their idle part, replayed."""
+    if not ctx.n:
+        return
+    flag = ctx.flag(WAIT_RE) & ctx.is_host & (ctx.track_code == ctx.main_track) & (ctx.dur > 0)
+    rows = np.flatnonzero(flag)
+    if len(rows):   # the outermost waits (Event.wait waits on a Condition)
+        from ..timeline import nearest_ancestor
+        rows = rows[nearest_ancestor(ctx, rows, flag) < 0]
+    if len(rows) < th["min_waits"]:
+        return
+    d = ctx.dur[rows].astype(float)
+    median = float(np.median(d))
+    alike = (d >= (1.0 - SAME_LENGTH) * median) & (d <= LATE * median)
+    if alike.mean() < th["min_share"]:
+        return
+    rows = rows[alike]
+    rows = rows[np.argsort(ctx.start[rows])]
+    starts, ends = ctx.start[rows].astype(np.int64), ctx.end[rows].astype(np.int64)
+    waited = float((ends - starts).sum())
+    bare = ctx.wall_without_recording
+    if pct(waited, bare) < th["min_pct"]:
+        return
+    busy = _busy_ns(ctx, starts, ends)
+    if busy is None:
+        return          # no host samples: whether the process was idle is unknown, no guess
+    idle = max(waited - busy, 0.0)
+    if pct(idle, bare) < th["min_pct"]:
+        return
+    mask = np.zeros(ctx.n, dtype=bool)
+    mask[rows] = True
+    gain, conf = replay_gain(ctx, seg_factor=ctx.replay.seg_factor_for(mask, 1.0 - idle / waited))
+    title = (f"The main thread waits out a timeout {len(rows):,} times ({F.ns(median)} each, all alike: nothing woke "
+             f"it), {F.ns(waited)} ({pct(waited, bare):.0f}% of the run without the profiler's own time) while the "
+             f"process is idle for {F.ns(idle)} of it")
+    sugg = ("A wait with a timeout that always runs out is time in which nothing happens. To drain a queue this "
+            "thread filled, take what is there without waiting: q.get_nowait() until queue.Empty (or read "
+            "q.qsize() items); to wait for a producer, block without a timeout and stop on a sentinel (None) it "
+            "puts last; for an event nobody sets, check it with event.is_set() instead of event.wait(timeout).")
+    evidence = {"wait_ns": waited, "waits": int(len(rows)), "median_wait_ns": median,
+                "alike_share": float(alike.mean()), "process_cpu_in_waits_ns": busy, "idle_in_waits_ns": idle,
+                "cpu_source": f"host sampler '{CPU_METRIC}' over the waits"}
+    yield make_finding(ctx, "expired_waits", "idle", title, evidence=evidence, ops=top_names(ctx, rows, 3),
+                       suggestion=sugg, gain_ns=gain, method=METHOD_CP + " (the waits' idle part removed)",
+                       confidence=conf * 0.7, rows=rows, affected_ns=waited)
