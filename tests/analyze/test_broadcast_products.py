@@ -44,6 +44,27 @@ def test_a_matmul_and_a_sum_over_one_operands_axis_are_not():
     assert found(profile(summed_over_one_operands_axis), "broadcast_contraction") == []
 
 
+G = torch.randn(500, 64)
+
+
+def pairwise_cosine():
+    for _ in range(5):
+        torch.nn.functional.cosine_similarity(X[:, 0, None, :], G[None, :, :], dim=-1)
+
+
+def normalised_matmul():
+    for _ in range(5):
+        torch.nn.functional.normalize(X[:, 0], dim=-1) @ torch.nn.functional.normalize(G, dim=-1).T
+        torch.nn.functional.cosine_similarity(X[:, 0], X[:, 0].flip(0), dim=-1)   # row by row: no expansion
+
+
+def test_pairwise_cosine_similarity_by_broadcasting_is_a_matmul_and_normalised_rows_are_not():
+    (f,) = found(profile(pairwise_cosine), "broadcast_contraction")
+    assert f.evidence["contractions"] == 5 and "aten::cosine_similarity of [256, 1, 64] by [1, 500, 64]" in f.title
+    assert 0 < f.est_gain_pct < 100 and "F.normalize" in f.suggestion
+    assert found(profile(normalised_matmul), "broadcast_contraction") == []
+
+
 WEIGHTED_COVARIANCE = """
     import numpy as np
 

@@ -6,7 +6,8 @@ k.transpose(-2, -1)``, ``torch.einsum``) accumulates the terms in registers and 
 Reasoned from the trace: an ``aten::mul`` whose recorded input shapes broadcast to an output at least
 ``min_expansion`` times larger than either input (each input value is used that many times), which an
 ``aten::sum``/``aten::mean`` at its level, among the next ops, reduces over an axis both inputs have (a shared
-index: a contraction, not a scaling). Gain: the product and the sum replaced by a matmul doing their
+index: a contraction, not a scaling); or one op that does both, ``aten::cosine_similarity`` of inputs that
+broadcast, over an axis both have (``F.cosine_similarity(q[:, None], g[None], dim=-1)``). Gain: the product and the sum replaced by a matmul doing their
 FLOPs (two per term) at the CPU's measured peak (``roof_frac`` of it, as BLAS reaches) or the bytes it
 reads and writes at the measured bandwidth, whichever takes longer, replayed. Without measured peaks (an
 imported profile) the rule does not estimate.
@@ -30,6 +31,9 @@ from .contractions import _shapes
 from .redundant import list_arg
 
 MUL_RE = re.compile(r"^aten::mul$")
+# one op that multiplies its two inputs and reduces the product over ``dim`` (its third argument): on inputs
+# that broadcast (q[:, None, :], g[None, :, :]) it is a matmul written out term by term, inside the op
+PAIRWISE_RE = re.compile(r"^aten::cosine_similarity$")
 REDUCE_RE = re.compile(r"^aten::(sum|mean)$")
 LOOKAHEAD = 2   # ops after the product, at its level, where the reduction may start
 
@@ -77,6 +81,28 @@ def _contractions(ctx, th) -> list[tuple[int, int, tuple, tuple, tuple, list, in
             if all(pa[x] == pb[x] > 1 for x in axes):   # an index both operands carry: a contraction
                 out.append((int(r), int(j), tuple(a), tuple(b), prod, axes, ins[0].size, ins[0].dtype))
             break
+    return out + _pairwise(ctx, th, shapes, dtypes)
+
+
+def _pairwise(ctx, th, shapes, dtypes) -> list:
+    """The same, done by one op (PAIRWISE_RE): its row stands for both the product and the reduction."""
+    from .redundant import _concrete, _int_arg
+
+    rows = np.flatnonzero(ctx.flag(PAIRWISE_RE) & ctx.is_host)
+    out = []
+    for r in outermost(ctx, rows) if len(rows) else rows:
+        ins = parse_inputs(shapes[r], dtypes[r])
+        if len(ins) < 2 or ins[0] is None or ins[1] is None:
+            continue
+        a, b = ins[0].dims, ins[1].dims
+        prod = _broadcast(a, b)
+        if prod is None or math.prod(prod) < th["min_expansion"] * max(math.prod(a), math.prod(b), 1):
+            continue
+        n = len(prod)
+        pa, pb = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
+        axis = _int_arg(_concrete(ctx, r), 2, -1) % n
+        if pa[axis] == pb[axis] > 1:
+            out.append((int(r), int(r), tuple(a), tuple(b), prod, [axis], ins[0].size, ins[0].dtype))
     return out
 
 
@@ -87,7 +113,7 @@ def broadcast_contraction(ctx, th):
     found = _contractions(ctx, th)
     if not found:
         return
-    rows = np.array([x for f in found for x in f[:2]], dtype=np.int64)
+    rows = np.unique(np.array([x for f in found for x in f[:2]], dtype=np.int64))
     t = covered_ns(ctx, rows)
     if pct(t, ctx.wall) < th["min_pct"]:
         return
@@ -103,19 +129,20 @@ def broadcast_contraction(ctx, th):
             terms = math.prod(prod)
             moved = size * (math.prod(a) + math.prod(b) + terms // math.prod(prod[x] for x in axes))
             ns = 1e9 * max(2.0 * terms / fps, moved / bw) / th["roof_frac"]
-            pair = float(ctx.dur[m] + ctx.dur[s])
+            pair = float(ctx.dur[m] + (ctx.dur[s] if s != m else 0))
             factor[m] = factor[s] = min(1.0, ns / max(pair, 1.0))
             kept += min(ns, pair)
         from .compute import _factor_gain
         gain, conf = _factor_gain(ctx, rows, factor)
     m, s, a, b, prod, axes = max(found, key=lambda f: ctx.dur[f[0]])[:6]
-    example = (f"{ctx.names([m])[0]} of {list(a)} by {list(b)} into {list(prod)}, then {ctx.names([s])[0]} over "
-               f"axis {axes}")
+    example = (f"{ctx.names([m])[0]} of {list(a)} by {list(b)} into {list(prod)}, "
+               + (f"then {ctx.names([s])[0]} over axis {axes}" if s != m else f"reduced over axis {axes}"))
     title = (f"A matrix product written as a broadcast product and a sum, {len(found):,} time(s) ({example}): "
              f"{F.ns(t)} ({pct(t, ctx.wall):.0f}% of end-to-end) writing and reading every term")
     sugg = ("Let a matmul accumulate the terms: (q[..., :, None, :] * k[..., None, :, :]).sum(-1) is q @ "
             "k.transpose(-2, -1), (w[..., None] * v[..., None, :, :]).sum(-2) is w @ v; torch.einsum writes any "
-            "such contraction in one call (einsum('bhid,bhjd->bhij', q, k)). The terms are then never stored.")
+            "such contraction in one call (einsum('bhid,bhjd->bhij', q, k)); pairwise cosine similarity is "
+            "F.normalize(q, dim=-1) @ F.normalize(g, dim=-1).T. The terms are then never stored.")
     evidence = {"contractions": len(found), "time_ns": t, "example": example,
                 "matmul_ns": kept, "peaks_source": getattr(peaks, "source", None)}
     yield make_finding(ctx, "broadcast_contraction", "memory", title, evidence=evidence,
