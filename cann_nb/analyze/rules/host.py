@@ -97,14 +97,17 @@ def recording_in_subtree(ctx) -> np.ndarray:
     return ctx.memo("recording_in_subtree", lambda: _up_the_tree(ctx, ctx.recording_cost.astype(float), np.add))
 
 
-SPLIT_MIN_CHILDREN = 20    # an op that makes this many sub-ops is a loop inside one call
+SPLIT_MIN_CHILDREN = 20    # an op that makes this many pieces (views of its input) is a loop inside one call
+# the pieces a split makes (unbind: a select per row; split/chunk: a narrow or slice per piece)
+PIECE_RE = re.compile(r"^aten::(select|slice|narrow|as_strided|alias|view|_reshape_alias)$")
 
 
 def op_children(ctx) -> np.ndarray:
-    """Per row: how many framework ops are nested directly in it."""
+    """Per row: how many views of its input (PIECE_RE) are nested directly in it: the pieces it split its
+    input into (a library kernel running a loop of its own, aten::gru's steps, makes other ops)."""
     def calc():
         par = ctx.rows_of_parent
-        kid = np.flatnonzero((ctx.role == C.R["op"]) & (par >= 0))
+        kid = np.flatnonzero((ctx.role == C.R["op"]) & (par >= 0) & ctx.flag(PIECE_RE))
         return np.bincount(par[kid], minlength=ctx.n)[: ctx.n]
     return ctx.memo("op_children", calc)
 
@@ -120,11 +123,14 @@ def element_time(ctx, rows: np.ndarray) -> np.ndarray:
 
 def unit_work_ns(ctx) -> np.ndarray:
     """Per row: ns the work in its subtree (its own row's and its descendants' costs, FLOPs and bytes from
-    shapes) would take at the roof (efficiency.work_roof_ns); NaN where none of it has a known cost."""
+    shapes) would take at the roof (efficiency.work_roof_ns); NaN where the rows with a known cost hold under
+    half of its time (an aten::gru whose recurrence kernel has no formula, only its small helpers one)."""
     def calc():
         from ..efficiency.roofline import work_roof_ns
         w = work_roof_ns(ctx)
-        known = _up_the_tree(ctx, np.isfinite(w), np.maximum)
+        costed = np.isfinite(w)
+        held = _up_the_tree(ctx, np.where(costed, ctx.self_ns, 0).astype(float), np.add)
+        known = held >= 0.5 * ctx.dur
         return np.where(known, _up_the_tree(ctx, np.nan_to_num(w), np.add), np.nan)
     return ctx.memo("unit_work_ns", calc)
 
@@ -151,10 +157,16 @@ def short_units(ctx, u: np.ndarray, short_ns: int, max_unit_ns: int | None = Non
     return (piece < short_ns) & (typical < max_unit_ns)
 
 
-def _bridge_stalls(link: np.ndarray, both: np.ndarray, s: np.ndarray, e: np.ndarray) -> None:
-    """Link (in place) a pause between two short units that is under STALL_SHARE of the runs it separates:
-    the machine stalling the process for a few ms amid a long loop (a busy machine preempts it), not the
-    loop's end; a run split there would keep a typical call per piece and lose the pause from its region."""
+# a pause inside a run of short ops, as a share of the runs it separates, that is a stall and not the loop's
+# end: any op on either side, or the same op on both (the loop's body going on after it)
+STALL_SHARE_SAME_OP = 0.25
+
+
+def _bridge_stalls(link: np.ndarray, both: np.ndarray, s: np.ndarray, e: np.ndarray, codes: np.ndarray) -> None:
+    """Link (in place) a pause between two short units that is a small part of the runs it separates
+    (STALL_SHARE, or STALL_SHARE_SAME_OP where the same op comes before and after it): the machine stalling
+    the process amid a long loop (a busy machine preempts it for some ms), not the loop's end; a run split
+    there would keep a typical call per piece and lose the pause from its region."""
     breaks = np.flatnonzero(~link[1:] & both) + 1   # units that start a run though both sides are short
     if not len(breaks):
         return
@@ -162,10 +174,11 @@ def _bridge_stalls(link: np.ndarray, both: np.ndarray, s: np.ndarray, e: np.ndar
     k = np.searchsorted(starts, breaks)
     before = starts[k - 1]                               # where the run before each pause starts
     after_end = e[np.append(starts[1:], len(s))[k] - 1]  # where the run after it ends
+    share = np.where(codes[breaks] == codes[breaks - 1], STALL_SHARE_SAME_OP, STALL_SHARE)
     joined: dict[int, int] = {}   # a pause bridged -> the start time of the run it continues
-    for b, p, end in zip(breaks.tolist(), before.tolist(), after_end.tolist()):
+    for b, p, end, q in zip(breaks.tolist(), before.tolist(), after_end.tolist(), share.tolist()):
         t0 = joined.get(p, s[p])
-        if s[b] - e[b - 1] < STALL_SHARE * ((e[b - 1] - t0) + (end - s[b])):
+        if s[b] - e[b - 1] < q * ((e[b - 1] - t0) + (end - s[b])):
             link[b] = True
             joined[b] = t0
 
@@ -188,7 +201,7 @@ def small_op_runs(ctx, short_ns: int, gap_ns: int, min_run: int, max_unit_ns: in
     link = np.zeros(len(u), dtype=bool)
     both = short[1:] & short[:-1]
     link[1:] = both & (s[1:] - e[:-1] < allowed[:-1])
-    _bridge_stalls(link, both, s, e)
+    _bridge_stalls(link, both, s, e, ctx.name_code[u])
     run_start = ~link
     first = np.flatnonzero(run_start)
     last = np.append(first[1:], len(u)) - 1
