@@ -12,8 +12,10 @@ inside it. It records neither outputs as such nor versions, so values are number
   its children's signatures and allocation sizes;
 * a storage allocated inside an op holds a value derived from that op's inputs and the allocation's rank
   (so ``mm``'s own ``resolve_conj`` on its result already sees it); one an ``empty``-like op made holds
-  none until an op writes it (read before: unknown), or the aten op that made it ends (its kernel filled
-  it), and so does an empty ``[0]`` buffer an ``out=`` overload resizes (how ``arange``, ``linspace``,
+  none until an op writes it (read before: unknown); when the aten op under which it was allocated ends,
+  it holds a value derived from that op's signature (its kernel filled it, maybe after a child op wrote
+  it: a conv's output first holds the bias, then the GEMM's result), and so does an empty ``[0]`` buffer an
+  ``out=`` overload resizes (how ``arange``, ``linspace``,
   ``nonzero`` fill their result); the storages an op writes (``add_``, ``copy_``, ``out=`` buffers, batch
   norm's running statistics) get a new value derived from its signature; which arguments it writes comes
   from its schemas (``Tensor(a!)``), picked by the argument count, since torch 2.x's tree names no overload;
@@ -325,9 +327,10 @@ class _Numbering:
                     self.uninit.discard(aid)
                 if self.current >= 0:
                     self.producer[aid] = self.current
-            return ("alloc", max(size, 0))
+            # a free says nothing of the op's work: the allocator may release an unrelated tensor while it runs
+            return ("alloc", size) if size > 0 else None
         if not isinstance(ef, self._op_type):   # a Python call or user scope: see through
-            kids = tuple([self.node(c, owner, top) for c in node.children])
+            kids = tuple([k for k in (self.node(c, owner, top) for c in node.children) if k is not None])
             if _UNRECORDED_WRITES.search(node.name):
                 self.forget()
             return kids
@@ -342,6 +345,11 @@ class _Numbering:
             # overload): like empty, it hands out storage that holds nothing until that op writes it
             random = python_data = False
             uninitialised = True
+        elif python_data and name.startswith("aten::resize") and not any(
+                isinstance(c.extra_fields, self._alloc_type) for c in node.children):
+            # resized within its storage (a conv's output given its final shape): the values stay as they are
+            random = python_data = False
+            writes = NOT_WRITTEN
         concrete = self.concrete.get(node.correlation_id)
         out_args = _out_args(name, len(args)) if aten and writes != WRITES_ALL else ()
         tensors = self.tensors(args) if writes or not aten else ()
@@ -372,15 +380,17 @@ class _Numbering:
                 if w is not None:
                     self.weight_made.add(w)
         inner = top and not aten
-        kids = tuple([self.node(c, here, inner) for c in node.children])
+        kids = tuple([k for k in (self.node(c, here, inner) for c in node.children) if k is not None])
         if as_strided:
             self.note_view(args, concrete)
         sig = (self.fresh() if unknown else hash((key, kids))) or 1
-        if aten and not uninitialised and self.uninit:   # (a scope's or compiled region's buffers stay unknown)
+        if aten and not uninitialised:   # (a scope's or compiled region's buffers stay unknown)
+            # what the op allocated holds what it computed, whichever of its children wrote it first: its
+            # kernel may write it after them with no op recorded (_slow_conv2d_forward copies the bias into
+            # its output, then its GEMM overwrites it)
             for k, aid in enumerate(self.allocs[mark:]):
-                if aid in self.uninit:
-                    self.uninit.discard(aid)
-                    self.value[aid] = hash((sig, "out", k))
+                self.uninit.discard(aid)
+                self.value[aid] = hash((sig, "out", k))
         for k, aid in enumerate(written):
             self.uninit.discard(aid)
             self.value[aid] = self.fresh() if unknown else hash((sig, "wrote", k))

@@ -116,6 +116,36 @@ def test_a_whole_tensor_beside_its_slices_keeps_its_value():
         assert len(set(parts)) == 6 and 0 not in parts
 
 
+def test_a_fixed_input_repeats_through_a_cnn_and_an_optimised_one_never_does():
+    # a conv's output first holds its bias (copy_), then its kernel's result (no op recorded): it holds what
+    # the conv computed; its output resized in place keeps its values; what the allocator frees meanwhile
+    # (the last step's tensors) is no part of the work
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, padding=1), torch.nn.ReLU(),
+                              torch.nn.Conv2d(8, 16, 3, padding=1, stride=2), torch.nn.ReLU(),
+                              torch.nn.Conv2d(16, 16, 3, padding=1))
+    for p in net.parameters():
+        p.requires_grad_(False)
+    fixed = torch.rand(1, 3, 32, 32)
+    img = torch.rand(1, 3, 32, 32, requires_grad=True)
+    opt = torch.optim.Adam([img], lr=0.02)
+
+    def steps():
+        for _ in range(4):
+            target = net(fixed)                # the same every step
+            loss = ((net(img) - target) ** 2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+
+    got = collect(steps)
+    ev = got.events[(got.events["name"].astype(str) == "aten::conv2d") & (got.events["depth"] == 0)]
+    sigs = ev["value_sig"].to_numpy().reshape(4, 2, 3)   # step, (fixed, img), layer
+    for layer in range(3):
+        assert len(set(sigs[:, 0, layer])) == 1 and sigs[0, 0, layer] != 0
+        assert len(set(sigs[:, 1, layer])) == 4
+
+
 def test_training_updates_the_weights_so_nothing_repeats():
     torch.manual_seed(0)
     model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 4))
