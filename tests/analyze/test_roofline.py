@@ -62,6 +62,10 @@ def fb(name, shapes, dtypes, concrete=""):
     ("aten::copy_", "[[4,4],[4,4],[]]", '["c10::Half","float","Scalar"]', "", 0, 2 * 16 + 4 * 16),
     ("aten::cat", "[[2,3],[4,3]]", '["float","float"]', "", 0, 2 * 4 * 18),
     ("aten::view", "[[4,4],[]]", '["float","ScalarList"]', "", 0, 0),
+    # an LSTM layer over 5 steps of a batch of 2: 4 gates of 8, input 3; the output sequence written
+    ("aten::mkldnn_rnn_layer", "[[5,2,3],[32,3],[32,8],[32],[32],[2,8],[2,8],[]]",
+     '["float","float","float","float","float","float","float","Scalar"]', "", 2 * 10 * 32 * (3 + 8) + 10 * 32,
+     4 * (30 + 96 + 256 + 32 + 32 + 16 + 16 + 10 * 8)),
     ("aten::mm", "8,16;16,4", "FLOAT16;FLOAT16", "", 2 * 8 * 16 * 4, 2 * (8 * 16 + 16 * 4 + 8 * 4)),  # Ascend spelling
 ])
 def test_formula(name, shapes, dtypes, concrete, flops, nbytes):

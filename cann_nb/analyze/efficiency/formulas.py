@@ -68,7 +68,10 @@ NO_DATA = {"view", "reshape", "_unsafe_view", "as_strided", "t", "transpose", "p
            "split_with_sizes", "chunk", "unbind", "flatten", "unflatten", "view_as", "lift_fresh", "empty",
            "empty_like", "empty_strided", "new_empty", "new_empty_strided", "resize_", "set_", "numpy_T",
            "_reshape_alias", "movedim", "swapaxes", "contiguous", "to", "type_as", "result_type"}
-_FAMILY_OF = {**{n: "matmul" for n in MATMUL}, **{n: "conv" for n in CONV}, **{n: "matmul" for n in ATTENTION},
+# a recurrent layer's kernel over a whole sequence (one layer, one direction): inputs x [T, B, D], w_ih [G*H, D],
+# w_hh [G*H, H], ... (G gates: 4 for an LSTM, 3 for a GRU); its steps' matmuls and gate arithmetic inside
+RECURRENT = ("mkldnn_rnn_layer",)
+_FAMILY_OF = {**{n: "recurrent" for n in RECURRENT}, **{n: "matmul" for n in MATMUL}, **{n: "conv" for n in CONV}, **{n: "matmul" for n in ATTENTION},
               **{n: "norm" for n in NORMS}, **{n: "softmax" for n in SOFTMAX}, **{n: "embedding" for n in EMBEDDING},
               **{n: "copy" for n in COPIES}, **{n: "reduction" for n in REDUCTIONS},
               **{n: "elementwise" for n in ELEMENTWISE}, **{n: "no_data" for n in NO_DATA}}
@@ -110,6 +113,8 @@ def cost(name: str, inputs: list, concrete: str = "") -> tuple[float, float, str
             return (*_copy_cost(raw, tensors), fam, dtype)
         if fam == "embedding":
             return (*_embedding_cost(raw, inputs, concrete), fam, dtype)
+        if fam == "recurrent":
+            return (*_recurrent_cost(inputs), fam, dtype)
         if not tensors:
             return NAN, NAN, fam, dtype
         if fam == "elementwise":
@@ -256,6 +261,17 @@ def _conv_cost(name: str, inputs: list, concrete: str) -> tuple[float, float]:
     written = x.dims[0] * w.dims[0] * math.prod(out) * x.size
     read = sum(t.nbytes for t in inputs[:3] if t is not None)
     return flops, float(read + written)
+
+
+def _recurrent_cost(inputs: list) -> tuple[float, float]:
+    """Per step: the input and hidden projections (2 FLOPs per multiply-add) and one FLOP per gate value
+    (its nonlinearity and the state update); bytes: the inputs read once and the output sequence written."""
+    x, w_ih, w_hh = inputs[0], inputs[1], inputs[2]
+    gates, d = w_ih.dims
+    h = w_hh.dims[1]
+    steps_rows = x.numel // d   # T x B
+    flops = 2.0 * steps_rows * gates * (d + h) + steps_rows * gates
+    return flops, float(sum(t.nbytes for t in inputs if t is not None) + steps_rows * h * x.size)
 
 
 def _scalar(v):
