@@ -29,7 +29,8 @@ from .. import classify as C
 from .formulas import FAMILY_NAME_RE, cost
 from .tensors import parse_inputs
 
-FAMILIES = ("matmul", "conv", "norm", "softmax", "embedding", "copy", "reduction", "elementwise", "no_data")
+FAMILIES = ("matmul", "conv", "norm", "softmax", "embedding", "copy", "reduction", "elementwise", "no_data",
+            "recurrent")
 _FAM_CODE = {f: i for i, f in enumerate(FAMILIES)}
 # float32 matmuls that ran on tensor cores as TF32 (cuBLAS/CUTLASS kernel names say so)
 TF32_KERNEL_RE = re.compile(r"tf32|s1688|s16816|xmma.*f32f32_tf32", re.I)

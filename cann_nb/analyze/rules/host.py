@@ -121,16 +121,27 @@ def element_time(ctx, rows: np.ndarray) -> np.ndarray:
     return np.where(kids >= SPLIT_MIN_CHILDREN, d / np.maximum(kids, 1), d)
 
 
+# the work a cost formula prices well: arithmetic (matrix products, convolutions, recurrent layers); an
+# elementwise op's or a copy's bytes at the peak bandwidth understate its time (exp is many FLOPs per element,
+# fresh memory faults), so they never make an op look like per-call overhead
+PRICED_WORK = ("matmul", "conv", "recurrent")
+ENGINE_RE = re.compile(r"^autograd::engine::")   # backward steps: they follow the forward's ops
+
+
 def unit_work_ns(ctx) -> np.ndarray:
-    """Per row: ns the work in its subtree (its own row's and its descendants' costs, FLOPs and bytes from
-    shapes) would take at the roof (efficiency.work_roof_ns); NaN where the rows with a known cost hold under
-    half of its time (an aten::gru whose recurrence kernel has no formula, only its small helpers one)."""
+    """Per row: ns the arithmetic in its subtree (its own row's and its descendants' matrix products,
+    convolutions and recurrent layers, FLOPs from shapes) would take at the roof (efficiency.work_roof_ns);
+    NaN where such rows hold under half of its time (an aten::gru whose recurrence kernel has no formula, a
+    solve, an elementwise op) and for the autograd engine's backward steps."""
     def calc():
+        from ..efficiency.cost import FAMILIES, event_costs
         from ..efficiency.roofline import work_roof_ns
-        w = work_roof_ns(ctx)
+        fam = event_costs(ctx)["family"]
+        priced = np.isin(fam, [FAMILIES.index(f) for f in PRICED_WORK])
+        w = np.where(priced, work_roof_ns(ctx), np.nan)
         costed = np.isfinite(w)
         held = _up_the_tree(ctx, np.where(costed, ctx.self_ns, 0).astype(float), np.add)
-        known = held >= 0.5 * ctx.dur
+        known = (held >= 0.5 * ctx.dur) & ~ctx.flag(ENGINE_RE)
         return np.where(known, _up_the_tree(ctx, np.nan_to_num(w), np.add), np.nan)
     return ctx.memo("unit_work_ns", calc)
 
@@ -138,8 +149,8 @@ def unit_work_ns(ctx) -> np.ndarray:
 def short_units(ctx, u: np.ndarray, short_ns: int, max_unit_ns: int | None = None) -> np.ndarray:
     """Which work units are short, by their name's typical (median) call, so an occasional slow call
     (an interrupt, a page fault) does not split a loop. Framework ops: shorter than ``short_ns`` (per
-    element for an op that loops inside, ``element_time``), or doing less work than that (``unit_work_ns``:
-    its FLOPs and bytes at the roof) in under half its time: a conv2d of one channel's 20x20 map takes 90 us
+    element for an op that loops inside, ``element_time``), or doing less arithmetic than that
+    (``unit_work_ns``: its matrix products' and convolutions' FLOPs at the roof) in under half its time: a conv2d of one channel's 20x20 map takes 90 us
     of which its arithmetic is 1 us, per-call cost that a batched call (groups=C, a larger batch) pays once.
     Python lines (``max_unit_ns`` given): no single piece of work longer than ``short_ns``
     (``longest_piece``) and shorter than ``max_unit_ns`` in all: a line made of per-call overhead,
