@@ -168,7 +168,7 @@ def data_bytes(v) -> int:
         return int(v.nbytes)
     if isinstance(v, (pd.Series, pd.DataFrame, pd.Index)):
         return 8 * int(np.prod(v.shape))
-    d = v.__dict__ if type(v).__dictoffset__ and type(v) not in _PLAIN else None
+    d = _instance_dict(v) if type(v) not in _PLAIN else None
     if type(d) is not dict or len(d) > _ATTRS:
         return 0
     return sum(int(x.nbytes) for x in d.values() if type(x) is np.ndarray)
@@ -180,13 +180,24 @@ def result_fingerprint(v):
     before builds an equal one, which is the work redone; arguments stay by identity (the same object passed
     again). Attributes are read from the instance dict, never through a method."""
     fp = fingerprint(v)
-    if type(fp) is not tuple or fp[0] != "id" or not type(v).__dictoffset__:
-        return fp   # no instance dict: reading one would go to the class's __getattr__
-    d = v.__dict__
+    if type(fp) is not tuple or fp[0] != "id":
+        return fp
+    d = _instance_dict(v)
     if type(d) is not dict or not d or len(d) > _ATTRS:
         return fp
     kept = tuple((k, fingerprint(x, 2)) for k, x in d.items() if type(x) in _PLAIN or type(x) is np.ndarray)
     return ("obj", fp[1], kept) if any(type(x) is np.ndarray for x in d.values()) else fp
+
+
+def _instance_dict(v) -> dict | None:
+    """The object's instance dict, or None: a type with no dict slot (reading one would go to the class's
+    __getattr__), or one whose slot is there but holds none (an asyncio Task's raises AttributeError)."""
+    if not type(v).__dictoffset__:
+        return None
+    try:
+        return object.__getattribute__(v, "__dict__")
+    except AttributeError:
+        return None
 
 
 def _array(a: np.ndarray) -> tuple:

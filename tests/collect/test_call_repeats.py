@@ -126,3 +126,30 @@ def test_the_data_an_argument_carries_is_its_arrays_bytes():
     assert cr.data_bytes(np.zeros(1000)) == 8000 and cr.data_bytes(pd.DataFrame({"a": range(10), "b": 0.5})) == 160
     assert cr.data_bytes(m) == m.data.nbytes + m.indices.nbytes + m.indptr.nbytes
     assert cr.data_bytes("float64") == cr.data_bytes(np.dtype("float64")) == cr.data_bytes(None) == 0
+
+
+def test_an_object_whose_dict_slot_holds_none_is_looked_at_without_raising():
+    # an asyncio Task has a dict slot that raises AttributeError when read: the tracer's fingerprints of a
+    # long call taking one (a coroutine awaiting a task) once stopped the user's script
+    import asyncio
+
+    async def slow(x):
+        await asyncio.sleep(0.03)
+        return x
+
+    async def wait_for(task):
+        return await task
+
+    async def main():
+        for i in range(3):
+            await wait_for(asyncio.ensure_future(slow(i)))
+
+    got = run_traced(lambda: asyncio.run(main()))[0]   # (raised AttributeError from the hook before)
+    assert got.events["name"].astype(str).str.endswith("wait_for").sum() >= 3
+
+    async def probe():
+        task = asyncio.ensure_future(slow(0))
+        assert cr.data_bytes(task) == 0 and cr.result_fingerprint(task)[0] == "id"
+        await task
+
+    asyncio.run(probe())
