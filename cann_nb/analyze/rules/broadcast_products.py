@@ -50,6 +50,19 @@ def _broadcast(a: tuple, b: tuple) -> tuple | None:
     return tuple(out)
 
 
+def _expanded(ins: list, th):
+    """(a dims, b dims, product dims, a and b padded to its rank) of an op's first two inputs when they
+    broadcast to a product ``min_expansion`` times larger than either; None otherwise."""
+    if len(ins) < 2 or ins[0] is None or ins[1] is None:
+        return None
+    a, b = ins[0].dims, ins[1].dims
+    prod = _broadcast(a, b)
+    if prod is None or math.prod(prod) < th["min_expansion"] * max(math.prod(a), math.prod(b), 1):
+        return None
+    n = len(prod)
+    return tuple(a), tuple(b), prod, (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
+
+
 def _contractions(ctx, th) -> list[tuple[int, int, tuple, tuple, tuple, list, int, str]]:
     """(mul row, reduction row, a dims, b dims, product dims, summed axes, element size, dtype class) per
     product summed over a shared axis."""
@@ -62,14 +75,11 @@ def _contractions(ctx, th) -> list[tuple[int, int, tuple, tuple, tuple, list, in
     out = []
     for r in rows:
         ins = parse_inputs(shapes[r], dtypes[r])
-        if len(ins) < 2 or ins[0] is None or ins[1] is None:
+        got = _expanded(ins, th)
+        if got is None:
             continue
-        a, b = ins[0].dims, ins[1].dims
-        prod = _broadcast(a, b)
-        if prod is None or math.prod(prod) < th["min_expansion"] * max(math.prod(a), math.prod(b), 1):
-            continue
+        a, b, prod, pa, pb = got
         n = len(prod)
-        pa, pb = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
         for j in next_at_level(ctx, r, LOOKAHEAD):
             if not reduce[j]:
                 continue
@@ -92,15 +102,11 @@ def _pairwise(ctx, th, shapes, dtypes) -> list:
     out = []
     for r in outermost(ctx, rows) if len(rows) else rows:
         ins = parse_inputs(shapes[r], dtypes[r])
-        if len(ins) < 2 or ins[0] is None or ins[1] is None:
+        got = _expanded(ins, th)
+        if got is None:
             continue
-        a, b = ins[0].dims, ins[1].dims
-        prod = _broadcast(a, b)
-        if prod is None or math.prod(prod) < th["min_expansion"] * max(math.prod(a), math.prod(b), 1):
-            continue
-        n = len(prod)
-        pa, pb = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
-        axis = _int_arg(_concrete(ctx, r), 2, -1) % n
+        a, b, prod, pa, pb = got
+        axis = _int_arg(_concrete(ctx, r), 2, -1) % len(prod)
         if pa[axis] == pb[axis] > 1:
             out.append((int(r), int(r), tuple(a), tuple(b), prod, [axis], ins[0].size, ins[0].dtype))
     return out

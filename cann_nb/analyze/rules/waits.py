@@ -57,6 +57,31 @@ def _busy_ns(ctx, starts: np.ndarray, ends: np.ndarray) -> float | None:
     return float(np.clip(util * (ts - lo) - outside, 0.0, overlap).sum())
 
 
+def _idle_part(ctx, th, rows: np.ndarray):
+    """(starts, ends, total ns, process CPU ns, idle ns, gain, confidence) of the main thread's waits at
+    ``rows``, their idle part (their time less the process's CPU time in them) replayed away; None when their
+    share of the run without the profiler, or their idle part's, is under ``min_pct``, or no host samples say
+    whether the process was idle (no guess)."""
+    rows = rows[np.argsort(ctx.start[rows])]
+    starts, ends = ctx.start[rows].astype(np.int64), ctx.end[rows].astype(np.int64)
+    ends = np.maximum(ends, starts)
+    total = float((ends - starts).sum())
+    # a wait lasts as long without the profiler, the code around it does not: its share is of that run
+    bare = ctx.wall_without_recording
+    if pct(total, bare) < th["min_pct"]:
+        return None
+    busy = _busy_ns(ctx, starts, ends)
+    if busy is None:
+        return None
+    idle = max(total - busy, 0.0)
+    if pct(idle, bare) < th["min_pct"]:
+        return None
+    mask = np.zeros(ctx.n, dtype=bool)
+    mask[rows] = True
+    gain, conf = replay_gain(ctx, seg_factor=ctx.replay.seg_factor_for(mask, 1.0 - idle / total))
+    return starts, ends, total, busy, idle, gain, conf
+
+
 def sleep_polling(ctx, th):
     """The main thread sleeping while its process has nothing to do (polling a future or a flag with
     ``time.sleep``, a fixed sleep "to let a worker finish"). Seen from the sleeps the Python tracer
@@ -68,23 +93,11 @@ def sleep_polling(ctx, th):
     rows = np.flatnonzero(flag)
     if not len(rows):
         return
-    rows = rows[np.argsort(ctx.start[rows])]
-    starts, ends = ctx.start[rows].astype(np.int64), ctx.end[rows].astype(np.int64)
-    ends = np.maximum(ends, starts)
-    slept = float((ends - starts).sum())
-    # a sleep lasts as long without the profiler, the code around it does not: its share is of that run
+    got = _idle_part(ctx, th, rows)
+    if got is None:
+        return
+    starts, ends, slept, busy, idle, gain, conf = got
     bare = ctx.wall_without_recording
-    if pct(slept, bare) < th["min_pct"]:
-        return
-    busy = _busy_ns(ctx, starts, ends)
-    if busy is None:
-        return          # no host samples: whether the process was idle is unknown, no guess
-    idle = max(slept - busy, 0.0)
-    if pct(idle, bare) < th["min_pct"]:
-        return
-    mask = np.zeros(ctx.n, dtype=bool)
-    mask[rows] = True
-    gain, conf = replay_gain(ctx, seg_factor=ctx.replay.seg_factor_for(mask, 1.0 - idle / slept))
     calls = len(rows)
     median = float(np.median(ends - starts))
     title = (f"The main thread sleeps {F.ns(slept)} ({pct(slept, bare):.0f}% of the run without the profiler's own "
@@ -128,22 +141,12 @@ def expired_waits(ctx, th):
     alike = (d >= (1.0 - SAME_LENGTH) * median) & (d <= LATE * median)
     if alike.mean() < th["min_share"]:
         return
+    got = _idle_part(ctx, th, rows[alike])
+    if got is None:
+        return
+    starts, ends, waited, busy, idle, gain, conf = got
     rows = rows[alike]
-    rows = rows[np.argsort(ctx.start[rows])]
-    starts, ends = ctx.start[rows].astype(np.int64), ctx.end[rows].astype(np.int64)
-    waited = float((ends - starts).sum())
     bare = ctx.wall_without_recording
-    if pct(waited, bare) < th["min_pct"]:
-        return
-    busy = _busy_ns(ctx, starts, ends)
-    if busy is None:
-        return          # no host samples: whether the process was idle is unknown, no guess
-    idle = max(waited - busy, 0.0)
-    if pct(idle, bare) < th["min_pct"]:
-        return
-    mask = np.zeros(ctx.n, dtype=bool)
-    mask[rows] = True
-    gain, conf = replay_gain(ctx, seg_factor=ctx.replay.seg_factor_for(mask, 1.0 - idle / waited))
     title = (f"The main thread waits out a timeout {len(rows):,} times ({F.ns(median)} each, all alike: nothing woke "
              f"it), {F.ns(waited)} ({pct(waited, bare):.0f}% of the run without the profiler's own time) while the "
              f"process is idle for {F.ns(idle)} of it")
