@@ -33,7 +33,7 @@ import types
 import numpy as np
 import pandas as pd
 
-from .call_repeats import data_bytes, fingerprint, result_fingerprint
+from .call_repeats import array_fingerprint, by_identity, data_bytes, fingerprint, result_fingerprint
 from .loop_facts import file_loops
 from .source_facts import SourceFacts
 
@@ -276,7 +276,7 @@ class LineArrays:
         if work_in is not None:
             made = [v for v in made if id(v) not in work_in[3]]
             try:
-                out = tuple("(object)" if _by_identity(f) else f for f in map(result_fingerprint, made))
+                out = tuple("(object)" if by_identity(f) else f for f in map(result_fingerprint, made))
             except Exception as exc:   # a user object whose attributes raised: the line is left uncompared
                 rec.setdefault("errors", []).append(f"work fingerprint: {type(exc).__name__}: {exc}"[:300])
         if out is None:
@@ -451,8 +451,8 @@ def _work_inputs(frame, roles: dict) -> tuple | None:
             if "in" not in role:
                 continue
             v = _resolve(frame, name)
-            f = _array_work(v) if isinstance(v, np.ndarray) else fingerprint(v)
-            if _by_identity(f) and not isinstance(v, _CODE_TYPES):
+            f = array_fingerprint(v, WORK_SAMPLE) if isinstance(v, np.ndarray) and v.dtype != object else fingerprint(v)
+            if by_identity(f) and not isinstance(v, _CODE_TYPES):
                 opaque = True
             fps.append((name, f))
             nbytes += data_bytes(v)
@@ -461,17 +461,3 @@ def _work_inputs(frame, roles: dict) -> tuple | None:
         return None
     return tuple(fps), opaque, nbytes, ids
 
-
-def _array_work(a: np.ndarray) -> tuple:
-    """Shape, dtype and an evenly strided sample of WORK_SAMPLE values (all of a smaller array)."""
-    if a.dtype == object:
-        return fingerprint(a)
-    flat = a.reshape(-1) if a.flags.c_contiguous else a.ravel(order="K")   # (a copy only for a strided view)
-    if flat.size > WORK_SAMPLE:
-        flat = flat[:: flat.size // WORK_SAMPLE][:WORK_SAMPLE]
-    return (a.shape, a.dtype.str, flat.tobytes())
-
-
-def _by_identity(f) -> bool:
-    """A fingerprint that is the object's identity, not its content."""
-    return type(f) is tuple and len(f) == 3 and f[0] == "id"

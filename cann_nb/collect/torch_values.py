@@ -11,14 +11,13 @@ inside it. It records neither outputs as such nor versions, so values are number
 * a call's signature is a hash of its name, its inputs' values, shapes and dtypes, its other arguments, and
   its children's signatures and allocation sizes;
 * a storage allocated inside an op holds a value derived from that op's inputs and the allocation's rank
-  (so ``mm``'s own ``resolve_conj`` on its result already sees it); one an ``empty``-like op made holds
-  none until an op writes it (read before: unknown); when the aten op under which it was allocated ends,
-  it holds a value derived from that op's signature (its kernel filled it, maybe after a child op wrote
-  it: a conv's output first holds the bias, then the GEMM's result), and so does an empty ``[0]`` buffer an
-  ``out=`` overload resizes (how ``arange``, ``linspace``,
-  ``nonzero`` fill their result); the storages an op writes (``add_``, ``copy_``, ``out=`` buffers, batch
-  norm's running statistics) get a new value derived from its signature; which arguments it writes comes
-  from its schemas (``Tensor(a!)``), picked by the argument count, since torch 2.x's tree names no overload;
+  (so ``mm``'s own ``resolve_conj`` on its result already sees it); one an ``empty``-like op made holds none until an
+  op writes it (read before: unknown); when the aten op under which it was allocated ends, it holds a value derived
+  from that op's signature (its kernel filled it, maybe after a child op wrote it: a conv's output first holds the
+  bias, then the GEMM's result), and so does an empty ``[0]`` buffer an ``out=`` overload resizes (how ``arange``,
+  ``linspace``, ``nonzero`` fill their result); the storages an op writes (``add_``, ``copy_``, ``out=`` buffers,
+  batch norm's running statistics) get a new value derived from its signature; which arguments it writes comes from
+  its schemas (``Tensor(a!)``), picked by the argument count, since torch 2.x's tree names no overload;
 * a value no recorded op computed is fresh, never equal to another: random ops, ``lift_fresh`` (a tensor
   made from Python data: ``torch.tensor``, ``from_numpy``), the outputs and written inputs of ops outside
   aten (custom ops, collectives), buffers a compiled region fills, and a view of a storage seen at several
@@ -302,6 +301,10 @@ class _Numbering:
                     todo.append(m)
 
     # -- the walk ---------------------------------------------------------------------------------------
+    def _kids(self, node, owner: list, top: bool) -> tuple:
+        """The children's contributions to the node's signature (frees contribute none)."""
+        return tuple([k for k in (self.node(c, owner, top) for c in node.children) if k is not None])
+
     def node(self, node, owner: list, top: bool) -> object:
         """The node's contribution to its parent's signature; records the outermost aten ops. ``owner`` is
         [the value its allocations derive from, how many it made, whether it is empty-like, whether it is
@@ -330,7 +333,7 @@ class _Numbering:
             # a free says nothing of the op's work: the allocator may release an unrelated tensor while it runs
             return ("alloc", size) if size > 0 else None
         if not isinstance(ef, self._op_type):   # a Python call or user scope: see through
-            kids = tuple([k for k in (self.node(c, owner, top) for c in node.children) if k is not None])
+            kids = self._kids(node, owner, top)
             if _UNRECORDED_WRITES.search(node.name):
                 self.forget()
             return kids
@@ -380,7 +383,7 @@ class _Numbering:
                 if w is not None:
                     self.weight_made.add(w)
         inner = top and not aten
-        kids = tuple([k for k in (self.node(c, here, inner) for c in node.children) if k is not None])
+        kids = self._kids(node, here, inner)
         if as_strided:
             self.note_view(args, concrete)
         sig = (self.fresh() if unknown else hash((key, kids))) or 1

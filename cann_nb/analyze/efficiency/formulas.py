@@ -71,7 +71,8 @@ NO_DATA = {"view", "reshape", "_unsafe_view", "as_strided", "t", "transpose", "p
 # a recurrent layer's kernel over a whole sequence (one layer, one direction): inputs x [T, B, D], w_ih [G*H, D],
 # w_hh [G*H, H], ... (G gates: 4 for an LSTM, 3 for a GRU); its steps' matmuls and gate arithmetic inside
 RECURRENT = ("mkldnn_rnn_layer",)
-_FAMILY_OF = {**{n: "recurrent" for n in RECURRENT}, **{n: "matmul" for n in MATMUL}, **{n: "conv" for n in CONV}, **{n: "matmul" for n in ATTENTION},
+_FAMILY_OF = {**{n: "recurrent" for n in RECURRENT}, **{n: "matmul" for n in MATMUL}, **{n: "conv" for n in CONV},
+              **{n: "matmul" for n in ATTENTION},
               **{n: "norm" for n in NORMS}, **{n: "softmax" for n in SOFTMAX}, **{n: "embedding" for n in EMBEDDING},
               **{n: "copy" for n in COPIES}, **{n: "reduction" for n in REDUCTIONS},
               **{n: "elementwise" for n in ELEMENTWISE}, **{n: "no_data" for n in NO_DATA}}

@@ -160,20 +160,17 @@ def flops_roof_ns(ctx) -> np.ndarray:
 
 def work_roof_ns(ctx) -> np.ndarray:
     """Per row: ns its work would take at its device's roof, the longer of its FLOPs at the peak of its dtype
-    and its bytes at the peak bandwidth, on the rows that carry a cost; NaN where neither is known."""
+    (``flops_roof_ns``) and its bytes at the peak bandwidth, on the rows that carry a cost; NaN elsewhere."""
     def calc():
         c = event_costs(ctx)
         out = np.full(ctx.n, np.nan)
         rows = np.flatnonzero(c["counted"])
         if not len(rows):
             return out
-        dev = c["device"][rows].astype(str)
-        flop_s = _roof_time(ctx.profile, dev, c["dtype"][rows], np.nan_to_num(c["flops"][rows]))
-        bw = np.array([peaks_for(ctx.profile, d).bytes_per_s for d in dev], dtype=float)
+        bw = np.array([peaks_for(ctx.profile, d).bytes_per_s for d in c["device"][rows].astype(str)], dtype=float)
         with np.errstate(divide="ignore", invalid="ignore"):
-            byte_s = np.nan_to_num(c["bytes"][rows]) / bw
-        t = np.fmax(np.where(np.isfinite(flop_s), flop_s, np.nan), np.where(np.isfinite(byte_s), byte_s, np.nan))
-        out[rows] = t * 1e9
+            byte_ns = 1e9 * np.nan_to_num(c["bytes"][rows]) / bw
+        out[rows] = np.fmax(flops_roof_ns(ctx)[rows], np.where(np.isfinite(byte_ns), byte_ns, np.nan))
         return out
     return ctx.memo("work_roof_ns", calc)
 

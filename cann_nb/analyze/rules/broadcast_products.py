@@ -7,7 +7,8 @@ Reasoned from the trace: an ``aten::mul`` whose recorded input shapes broadcast 
 ``min_expansion`` times larger than either input (each input value is used that many times), which an
 ``aten::sum``/``aten::mean`` at its level, among the next ops, reduces over an axis both inputs have (a shared
 index: a contraction, not a scaling); or one op that does both, ``aten::cosine_similarity`` of inputs that
-broadcast, over an axis both have (``F.cosine_similarity(q[:, None], g[None], dim=-1)``). Gain: the product and the sum replaced by a matmul doing their
+broadcast, over an axis both have (``F.cosine_similarity(q[:, None], g[None], dim=-1)``). Gain: the product
+and the sum replaced by a matmul doing their
 FLOPs (two per term) at the CPU's measured peak (``roof_frac`` of it, as BLAS reaches) or the bytes it
 reads and writes at the measured bandwidth, whichever takes longer, replayed. Without measured peaks (an
 imported profile) the rule does not estimate.

@@ -150,8 +150,9 @@ def short_units(ctx, u: np.ndarray, short_ns: int, max_unit_ns: int | None = Non
     """Which work units are short, by their name's typical (median) call, so an occasional slow call
     (an interrupt, a page fault) does not split a loop. Framework ops: shorter than ``short_ns`` (per
     element for an op that loops inside, ``element_time``), or doing less arithmetic than that
-    (``unit_work_ns``: its matrix products' and convolutions' FLOPs at the roof) in under half its time: a conv2d of one channel's 20x20 map takes 90 us
-    of which its arithmetic is 1 us, per-call cost that a batched call (groups=C, a larger batch) pays once.
+    (``unit_work_ns``: its matrix products' and convolutions' FLOPs at the roof) in under half its time: a
+    conv2d of one channel's 20x20 map takes 90 us of which its arithmetic is 1 us, per-call cost that a
+    batched call (groups=C, a larger batch) pays once.
     Python lines (``max_unit_ns`` given): no single piece of work longer than ``short_ns``
     (``longest_piece``) and shorter than ``max_unit_ns`` in all: a line made of per-call overhead,
     e.g. ``row["price"] * row["qty"]`` on a pandas row (two short library calls), or scalar

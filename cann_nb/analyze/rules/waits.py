@@ -122,11 +122,11 @@ LATE = 2.0          # ... and no longer than this many medians (a wake-up delaye
 
 def expired_waits(ctx, th):
     """The main thread's blocking waits that run out their timeout while the process is idle
-    (``q.get(timeout=0.003)`` until ``queue.Empty`` on a queue this thread filled, ``event.wait(0.05)`` on an
-    event nobody sets): waits woken by the awaited work end when it does, so their lengths vary; waits
-    that all last as long (``min_share`` of them, ``min_waits`` or more, none shorter than their median less
-    SAME_LENGTH: nothing ended one early; a wake-up can come late) waited out a timeout, and nothing ran meanwhile (the process's CPU time in them, host
-    sampler). Gain: their idle part, replayed."""
+    (``q.get(timeout=0.003)`` until ``queue.Empty`` on a queue this thread filled, ``event.wait(0.05)`` on an event
+    nobody sets): waits woken by the awaited work end when it does, so their lengths vary; waits that all last as long
+    (``min_share`` of them, ``min_waits`` or more, none shorter than their median less SAME_LENGTH: nothing ended one
+    early; a wake-up can come late) waited out a timeout, and nothing ran meanwhile (the process's CPU time in them,
+    host sampler). Gain: their idle part, replayed."""
     if not ctx.n:
         return
     flag = ctx.flag(WAIT_RE) & ctx.is_host & (ctx.track_code == ctx.main_track) & (ctx.dur > 0)
