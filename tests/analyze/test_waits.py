@@ -187,3 +187,48 @@ def test_draining_a_queue_with_a_timeout_waits_it_out_every_time(tmp_path):
 
 def test_waits_a_producer_ends_are_not_timeouts(tmp_path):
     assert waits(profile(tmp_path, PRODUCER, "producer")) == []
+
+
+# asyncio: lookups awaited one by one, started together, or started together with varied latencies (each
+# wait then wakes one callback, but many are in flight)
+AWAITS = """
+    import asyncio
+
+    async def fetch(i, delay):
+        await asyncio.sleep(delay)
+        return i * i
+
+    async def enrich(delays):
+        {body}
+
+    def main():
+        delays = [0.005 if {fixed} else 0.002 + 0.001 * i for i in range(40)]
+        return sum(asyncio.run(enrich(delays)))
+
+    result = main()
+"""
+ONE_BY_ONE = "return [await fetch(i, d) for i, d in enumerate(delays)]"
+TOGETHER = "return await asyncio.gather(*(fetch(i, d) for i, d in enumerate(delays)))"
+
+
+def serial(prof):
+    errors = []
+    fs = findings(prof, errors=errors)
+    assert not errors
+    return [f for f in fs if f.rule == "serial_awaits"]
+
+
+def test_awaiting_one_operation_at_a_time_idles_the_event_loop(tmp_path):
+    prof = profile(tmp_path, AWAITS.format(body=ONE_BY_ONE, fixed=True), "one_by_one")
+    (f,) = serial(prof)
+    ev = f.evidence
+    assert f.category == "idle" and ev["waits"] >= 30 and 4e6 < ev["median_wait_ns"] < 9e6
+    assert ev["callbacks_per_wait_median"] == 1 and ev["in_flight_per_wait_median"] == 1
+    assert ev["idle_in_waits_ns"] > 0.7 * ev["wait_ns"] and 40 < f.est_gain_pct <= 100
+    assert "gather" in f.suggestion
+
+
+def test_operations_in_flight_together_are_not_serial(tmp_path):
+    assert serial(profile(tmp_path, AWAITS.format(body=TOGETHER, fixed=True), "together")) == []
+    # varied latencies: each wait wakes one sleep, but the others are in flight meanwhile
+    assert serial(profile(tmp_path, AWAITS.format(body=TOGETHER, fixed=False), "staggered")) == []

@@ -32,6 +32,12 @@ RULES: tuple[Rule, ...] = (
          "(Condition.wait / Event.wait return after timeout when not notified); waits woken by work vary in "
          "length, waits that all last as long ran out a timeout; idle = wait time less the process's CPU time "
          "in it (host sampler)", METHOD_CP),
+    Rule("serial_awaits", "idle", "An asyncio event loop idle one awaited operation at a time",
+         waits.serial_awaits, {"min_waits": 10, "min_pct": 5.0},
+         "Python docs, asyncio (Awaitables: a coroutine awaited directly runs to completion before the next "
+         "statement; asyncio.gather / TaskGroup run them concurrently); an event-loop iteration runs every "
+         "callback that is ready, so operations in flight together wake together; idle = wait time less the "
+         "process's CPU time in it (host sampler)", METHOD_CP),
     Rule("small_ops", "launch_overhead", "Many tiny ops back to back (per-element or batch-1 loops)", host.small_ops,
          {"short_ns": 30 * US, "gap_ns": 1 * MS, "min_run": 20, "roof_frac": 0.7, "min_pct": 10.0},
          "[B3] msprof op_schedule_advice (small-op storm), HTA launch stats (5-20 us launch cost); the work "

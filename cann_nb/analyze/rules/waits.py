@@ -57,11 +57,11 @@ def _busy_ns(ctx, starts: np.ndarray, ends: np.ndarray) -> float | None:
     return float(np.clip(util * (ts - lo) - outside, 0.0, overlap).sum())
 
 
-def _idle_part(ctx, th, rows: np.ndarray):
+def _idle_part(ctx, th, rows: np.ndarray, keep_ns: float = 0.0):
     """(starts, ends, total ns, process CPU ns, idle ns, gain, confidence) of the main thread's waits at
-    ``rows``, their idle part (their time less the process's CPU time in them) replayed away; None when their
-    share of the run without the profiler, or their idle part's, is under ``min_pct``, or no host samples say
-    whether the process was idle (no guess)."""
+    ``rows``, their idle part (their time less the process's CPU time in them) replayed away, less ``keep_ns``
+    that the fix still waits; None when their share of the run without the profiler, or their idle part's,
+    is under ``min_pct``, or no host samples say whether the process was idle (no guess)."""
     rows = rows[np.argsort(ctx.start[rows])]
     starts, ends = ctx.start[rows].astype(np.int64), ctx.end[rows].astype(np.int64)
     ends = np.maximum(ends, starts)
@@ -78,7 +78,8 @@ def _idle_part(ctx, th, rows: np.ndarray):
         return None
     mask = np.zeros(ctx.n, dtype=bool)
     mask[rows] = True
-    gain, conf = replay_gain(ctx, seg_factor=ctx.replay.seg_factor_for(mask, 1.0 - idle / total))
+    saved = max(idle - keep_ns, 0.0)
+    gain, conf = replay_gain(ctx, seg_factor=ctx.replay.seg_factor_for(mask, 1.0 - saved / total))
     return starts, ends, total, busy, idle, gain, conf
 
 
@@ -160,3 +161,83 @@ def expired_waits(ctx, th):
     yield make_finding(ctx, "expired_waits", "idle", title, evidence=evidence, ops=top_names(ctx, rows, 3),
                        suggestion=sugg, gain_ns=gain, method=METHOD_CP + " (the waits' idle part removed)",
                        confidence=conf * 0.7, rows=rows, affected_ns=waited)
+
+
+# asyncio's event loop: one iteration waits in the selector for the next ready event, then runs what is ready
+LOOP_ITERATION = "asyncio.base_events.BaseEventLoop._run_once"
+SELECT_RE = re.compile(r"^(select\.(epoll\.poll|poll\.poll|devpoll\.poll|kqueue\.control|select)|"
+                       r"_overlapped\.GetQueuedCompletionStatus)$")
+HANDLE = "asyncio.events.Handle._run"
+# every low-level awaitable (a sleep, a stream read, an executor call, a lock's or semaphore's waiter) is one
+FUTURE = "asyncio.base_events.BaseEventLoop.create_future"
+RESOLVED_RE = re.compile(r"^(_asyncio|asyncio\.futures)\.Future\.(set_result|set_exception|cancel)$")
+
+
+def _named(ctx, name: str) -> np.ndarray:
+    return ctx.flag(re.compile("^" + re.escape(name) + "$"))
+
+
+def serial_awaits(ctx, th):
+    """An asyncio program idle in its event loop one awaited operation at a time (``for k in keys:
+    rows.append(await fetch(k))``). Each iteration of the loop (``BaseEventLoop._run_once``) waits in the
+    selector until something is ready, then runs the callbacks that are (``Handle._run``). Awaited one after
+    another, every wait wakes one callback and one operation is in flight during it: the futures the loop
+    has made (``create_future``: a sleep, a read, an executor call, a semaphore's waiter) less those resolved
+    (``Future.set_result``/``set_exception``/``cancel``). Operations started together (``gather``, a bounded pool of tasks) are in flight
+    together, even when each wakes alone. Flagged: at least ``min_waits`` waits holding the selector's
+    time, waking one callback each and with one operation in flight (medians), while the process is idle
+    (host sampler). Gain: the selector's idle part replayed, less the longest wait, which running them
+    together (``asyncio.gather``) still waits."""
+    if not ctx.n:
+        return
+    main = ctx.is_host & (ctx.track_code == ctx.main_track)
+    polls = np.flatnonzero(ctx.flag(SELECT_RE) & main & (ctx.dur > 0))
+    iteration = _named(ctx, LOOP_ITERATION) & main
+    if len(polls) < th["min_waits"] or not iteration.any():
+        return
+    from ..timeline import nearest_ancestor
+    owner = nearest_ancestor(ctx, polls, iteration)
+    polls, owner = polls[owner >= 0], owner[owner >= 0]
+    at = np.argsort(ctx.start[polls], kind="stable")   # in time order
+    polls, owner = polls[at], owner[at]
+    # the waits: the longest polls that hold nine tenths of the selector's time (the rest return at once)
+    d = ctx.dur[polls].astype(float)
+    order = np.argsort(-d, kind="stable")
+    waiting = np.zeros(len(polls), dtype=bool)
+    waiting[order[np.cumsum(d[order]) <= 0.9 * d.sum()]] = True
+    waiting[order[:1]] = True
+    if waiting.sum() < th["min_waits"]:
+        return
+    # per poll: the callbacks its iteration ran, and the operations in flight while it waited
+    handles = np.flatnonzero(_named(ctx, HANDLE) & main)
+    run_by = np.sort(nearest_ancestor(ctx, handles, iteration)) if len(handles) else np.zeros(0, dtype=np.int64)
+    woken = np.searchsorted(run_by, owner, side="right") - np.searchsorted(run_by, owner)
+    made = np.sort(ctx.start[np.flatnonzero(_named(ctx, FUTURE) & main)])
+    resolved = np.sort(ctx.start[np.flatnonzero(ctx.flag(RESOLVED_RE) & main)])
+    in_flight = np.searchsorted(made, ctx.start[polls]) - np.searchsorted(resolved, ctx.start[polls])
+    if np.median(woken[waiting]) > 1 or np.median(in_flight[waiting]) > 1:
+        return   # operations in flight together
+    waits = polls[waiting]
+    longest = float(ctx.dur[waits].max())
+    got = _idle_part(ctx, th, polls, keep_ns=longest)   # all the selector's time: the short polls wait too
+    if got is None:
+        return
+    starts, ends, waited, busy, idle, gain, conf = got
+    bare = ctx.wall_without_recording
+    median = float(np.median(ctx.dur[waits]))
+    title = (f"The asyncio event loop waits {len(waits):,} times for one awaited operation at a time "
+             f"({F.ns(median)} median, each wait wakes one callback): {F.ns(waited)} ({pct(waited, bare):.0f}% "
+             f"of the run without the profiler's own time), the process idle for {F.ns(idle)} of it")
+    sugg = ("Awaiting inside a for loop runs the operations one after another: the loop sits idle through each "
+            "round trip in turn. Where they are independent, start them together and await them all: "
+            "results = await asyncio.gather(*(fetch(k) for k in keys)) (or an asyncio.TaskGroup); bound how many "
+            "run at once with an asyncio.Semaphore when the service limits concurrency.")
+    evidence = {"wait_ns": waited, "waits": int(len(waits)), "median_wait_ns": median,
+                "callbacks_per_wait_median": float(np.median(woken[waiting])),
+                "in_flight_per_wait_median": float(np.median(in_flight[waiting])), "process_cpu_in_waits_ns": busy,
+                "idle_in_waits_ns": idle, "longest_wait_kept_ns": longest,
+                "cpu_source": f"host sampler '{CPU_METRIC}' over the waits"}
+    yield make_finding(ctx, "serial_awaits", "idle", title, evidence=evidence, ops=top_names(ctx, polls, 3),
+                       suggestion=sugg, gain_ns=gain,
+                       method=METHOD_CP + " (the selector's idle part removed, less the longest wait)",
+                       confidence=conf * 0.6, rows=polls, affected_ns=waited)
