@@ -15,6 +15,11 @@ MATMUL_CALLS = {"dot", "matmul", "einsum", "tensordot", "inner", "vdot", "solve"
                 "svd", "eigh", "eig", "qr", "multi_dot", "matrix_power"}
 TRANSCENDENTAL_CALLS = {"exp", "expm1", "exp2", "log", "log1p", "log2", "log10", "tanh", "sinh", "cosh", "sin",
                         "cos", "tan", "arctan", "arcsin", "arccos", "arctan2", "power", "erf", "sigmoid", "logaddexp"}
+# arithmetic an array's dtype makes slow or fast (besides the operators + - * / // % ** and their augmented
+# forms): reductions and the elementwise calls numpy runs in SIMD loops for float32/float64
+ARITHMETIC_CALLS = {"sum", "mean", "std", "var", "prod", "cumsum", "cumprod", "average", "norm", "sqrt", "square",
+                    "abs", "absolute", "add", "subtract", "multiply", "divide", "maximum", "minimum", "clip"}
+ARITHMETIC_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
 # general eigensolvers, which a symmetric matrix does not need (eigh, eigvalsh)
 GENERAL_SOLVERS = {"eig", "eigvals"}
 # calls that move an array's data into a new array of about its size (a shift, a concatenation of its pieces)
@@ -33,7 +38,7 @@ ITERATING_BUILTINS = {"sum", "min", "max", "sorted", "any", "all", "list", "tupl
 
 class LineFacts(NamedTuple):
     """names: {name: "in" | "out" | "inout"}; indexed: {name: "rows" | "columns" | "mask"}; work: sorted
-    kinds of compute-heavy call ("matmul", "per_element", "transcendental", "movement"); contractions: the matrix-product
+    kinds of compute-heavy call ("matmul", "per_element", "transcendental", "movement", "arithmetic"); contractions: the matrix-product
     chains and einsums (see ``_contraction``); columns: {name: [labels]} of ``df["label"]`` subscripts."""
     names: dict
     indexed: dict
@@ -57,9 +62,10 @@ class SourceFacts:
       ``a[idx, :]``), keeps it whole (``a[:, j]``, ``df["col"]``), or is a mask compared from the object
       itself (``df[df["k"] == v]``);
     * work: the compute-heavy kinds of call it makes (``a @ b``, np.dot/einsum/linalg: "matmul";
-      np.exp/tanh/log/...: "transcendental"), whose speed depends on the dtype's width, the calls that
-      run a function per element ("per_element": ``.apply``, ``.map``, ``.str.*``, a comprehension), and
-      the calls that copy an array's data into a new one ("movement": np.roll, np.concatenate, np.append);
+      np.exp/tanh/log/...: "transcendental"; operators and reductions, ``a - a.mean()``: "arithmetic"),
+      whose speed depends on the dtype's width, the calls that run a function per element
+      ("per_element": ``.apply``, ``.map``, ``.str.*``, a comprehension), and the calls that copy an
+      array's data into a new one ("movement": np.roll, np.concatenate, np.append);
     * contractions: each chain of matrix products (``A @ B @ v``, nested ``np.dot``) as the tree of its
       operands as written and evaluated (``{"kind": "matmul", "tree": [["A", "B"], "v"]}``), and each
       ``np.einsum`` with a literal subscripts string and no ``optimize`` (``{"kind": "einsum",
@@ -186,6 +192,8 @@ class SourceFacts:
                         inside.update(id(n) for n in ast.walk(node))
                 if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
                     work.add("matmul")
+                elif isinstance(node, (ast.BinOp, ast.AugAssign)) and isinstance(node.op, ARITHMETIC_OPS):
+                    work.add("arithmetic")
                 if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) \
                         and isinstance(node.value, ast.Attribute) and node.value.attr in INDEXERS \
                         and isinstance(node.value.value, ast.Name) and _computed_index(node.slice):
@@ -205,6 +213,8 @@ class SourceFacts:
                         work.add("matmul")
                     elif fn in TRANSCENDENTAL_CALLS:
                         work.add("transcendental")
+                    elif fn in ARITHMETIC_CALLS:
+                        work.add("arithmetic")
                     if _is_str_accessor(node.func) or (fn in PER_ELEMENT_CALLS and node.args and not isinstance(
                             node.args[0], (ast.Dict, ast.DictComp, ast.Constant))):   # s.map({...}) is a lookup
                         work.add("per_element")

@@ -9,7 +9,7 @@ from cann_nb.analyze import findings
 from .test_python_loops import profile_script
 
 RULES = {"array_temporaries", "repeated_rows", "strided_gather", "object_numbers", "scan_per_key",
-         "float64_arrays"}
+         "float64_arrays", "float16_arrays"}
 
 
 def found(prof):
@@ -180,6 +180,32 @@ def test_float64_matmuls_are_found_and_float32_ones_are_not(tmp_path):
     assert 20 < f.est_gain_pct <= 50
     conv = ".astype(np.float32)"
     assert "float64_arrays" not in found(profile_script(tmp_path, DENSE.format(conv=conv), "f32"))
+
+
+HALF = """
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    store = rng.standard_normal((20000, 64)).astype(np.{dtype})
+    q = rng.standard_normal((64, 8)).astype(np.{dtype})
+
+    def main():
+        z = store - store.mean(axis=1, keepdims=True)
+        scores = z @ q
+        e = np.exp(store)
+        return float(np.sort(scores, axis=0)[-1].sum() + e[:10].sum())
+
+    result = main()
+"""
+
+
+def test_float16_matmuls_and_arithmetic_are_found_and_float32_ones_are_not(tmp_path):
+    f = found(profile_script(tmp_path, HALF.format(dtype="float16"), "f16"))["float16_arrays"]
+    assert f.category == "precision" and "matmul on float16 z (20000, 64), q (64, 8)" in f.title
+    lines = {r["line"].rsplit(":", 1)[1] for r in f.evidence["lines"]}
+    assert lines == {"9", "10"}   # the subtraction and the matmul; not exp, which numpy vectorises for float16
+    assert 20 < f.est_gain_pct <= 100
+    assert "float16_arrays" not in found(profile_script(tmp_path, HALF.format(dtype="float32"), "f32"))
 
 
 def test_the_sampled_arrays_are_a_table_for_users(tmp_path):

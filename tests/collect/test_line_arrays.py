@@ -125,7 +125,7 @@ def test_source_facts_read_each_line_from_its_own_statement(tmp_path):
     assert names == {"i": "out", "range": "in", "len": "in", "df": "in"} and work == []
     names, indexed, work, *_ = facts.line(3)
     assert names["acc"] == "inout" and names["sub"] == "inout" and names["w"] == "in"
-    assert indexed == {"df": "mask"} and work == ["matmul", "transcendental"]
+    assert indexed == {"df": "mask"} and work == ["arithmetic", "matmul", "transcendental"]   # += is arithmetic
     for line in (4, 5):
         names, indexed, *_ = facts.line(line)
         assert indexed == {"a": "columns", "b": "rows"} and names["y"] == "out"
@@ -148,6 +148,7 @@ def test_source_facts_read_contractions_columns_and_per_element_work(tmp_path):
     assert facts.line(1).contractions == [{"kind": "matmul", "tree": [["A", "B.T"], "v"]}]
     assert facts.line(1).work == ["matmul", "transcendental"]
     assert facts.line(2).contractions == [{"kind": "matmul", "tree": ["P", ["Q", "R"]]}]
+    assert facts.line(2).work == ["arithmetic", "matmul"]   # the + beside the products
     assert facts.line(3).contractions == [{"kind": "einsum", "subscripts": "ij,jk,kl->il", "operands": ["A", "B", "C"]}]
     assert facts.line(4).contractions == []
     line5 = facts.line(5)

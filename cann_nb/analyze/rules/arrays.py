@@ -321,3 +321,43 @@ def float64_arrays(ctx, th):
                                    f"1/{th['transcendental_speedup']:g})",
                                    {"expected_speedup": th["expected_speedup"],
                                    "transcendental_speedup": th["transcendental_speedup"]})
+
+
+def float16_arrays(ctx, th):
+    """Lines computing on float16 numpy arrays of ``min_bytes`` or more (a store kept in half precision to
+    save memory): numpy has no BLAS and, for most ufuncs and reductions, no SIMD loop for float16, so each
+    element is converted to float32 and back one at a time. Matrix products and arithmetic (operators,
+    reductions) are what is slow; exp/log and sorting are not. Gain: matmul lines at 1/matmul_speedup,
+    arithmetic lines at 1/arithmetic_speedup: upcast once, compute in float32."""
+    la = line_arrays(ctx)
+    if la.empty or "work" not in la:
+        return
+    flagged = []
+    for rec in la.to_dict("records"):
+        work = rec.get("work")
+        if not isinstance(work, list) or not {"matmul", "arithmetic"} & set(work) or not len(rec["rows"]):
+            continue
+        f16 = [o for o in rec["operands"] if o.get("role") in ("in", "inout") and o.get("dtype") == "float16"
+               and o.get("kind") == "ndarray" and not o.get("indexed")]   # a[:10].sum() works on a part
+        if sum(o["nbytes"] for o in f16) < th["min_bytes"]:
+            continue
+        speed = th["matmul_speedup"] if "matmul" in work else th["arithmetic_speedup"]
+        names = ", ".join(f"{o['name']} {tuple(o['shape'])}" for o in f16[:3])
+        kind = "matmul" if "matmul" in work else "arithmetic"
+        flagged.append((rec, 1.0 - 1.0 / speed, f"{kind} on float16 {names}"))
+    if not flagged:
+        return
+
+    def title(first, t):
+        return (f"float16 arithmetic in numpy in {len(flagged)} line(s), e.g. line {where(first[0]['file_line'])}: "
+                f"{first[2]}; {F.ns(t)} ({pct(t, ctx.wall):.0f}% of end-to-end)")
+
+    sugg = ("numpy stores float16 but computes it slowly on the CPU: no BLAS for its matmuls, no SIMD loop for most "
+            "of its arithmetic and reductions. Keep the array in float16 to save memory if you must, but upcast once "
+            "before computing (z = store.astype(np.float32)) and cast the result back only if it is stored; "
+            "the matmul and the elementwise work then run at float32 speed.")
+    yield from finding_from_lines(ctx, th, "float16_arrays", "precision", flagged, title, sugg,
+                                   f" (matmul lines at 1/{th['matmul_speedup']:g}, arithmetic lines at "
+                                   f"1/{th['arithmetic_speedup']:g})",
+                                   {"matmul_speedup": th["matmul_speedup"],
+                                    "arithmetic_speedup": th["arithmetic_speedup"]})
