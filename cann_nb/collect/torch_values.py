@@ -75,6 +75,10 @@ _FRESH_INPUTS = frozenset(f"aten::{n}" for n in ("lift", "lift_fresh", "lift_fre
 # CUDA/HIP graph replays
 _UNRECORDED_WRITES = re.compile(r"Torch-Compiled Region|CompiledFunction|CompiledFxGraph|cudaGraphLaunch|"
                                 r"hipGraphLaunch")
+# views that pick a place in a storage: a new one of a shape may sit at another offset than the last (the views
+# a compute op makes of its inputs inside itself keep their place and are its own)
+_PLACING_VIEWS = re.compile(r"^aten::(select|slice|narrow|unbind|split|split_with_sizes|unsafe_split|chunk|"
+                            r"tensor_split|as_strided|diagonal|unfold)$")
 # writes its inputs though its name has no trailing underscore (training-mode running statistics)
 _HIDDEN_WRITERS = re.compile(r"^aten::(\w*batch_norm\w*|instance_norm)$")
 @lru_cache(maxsize=4096)
@@ -148,6 +152,10 @@ class _Numbering:
         self.value: dict[int, int] = {}          # allocation_id -> the value its storage holds now
         self.offsets: dict[tuple, set] = {}      # (allocation_id, sizes, strides) -> storage offsets seen
         self.ambiguous: set[int] = set()         # storages viewed at several offsets in one shape
+        self.views_made: dict[tuple, int] = {}   # (allocation_id, sizes, strides) -> views placed in that shape
+        self.placing = False                     # is the outermost op being walked a placing view?
+        self.view_values: dict[tuple, tuple] = {}   # (that key, tensor) -> (views made, storage value, value)
+        self.view_reads: dict[tuple, int] = {}   # that key -> tensors of it read for the first time
         self.born: set[int] = set()              # storages allocated during the profile
         self.alloc_bytes: dict[int, int] = {}    # allocation_id -> bytes, of those
         self.impls: dict[tuple, int] = {}        # (allocation_id, sizes, strides) of older storages -> tensor
@@ -242,11 +250,41 @@ class _Numbering:
             # batches ``labels[i:i + n]`` are views of it): one tensor has one offset
             alone = seen is None and (k in self.impls if aid not in self.born else self._spans_all(a))
             if not alone and (seen is None or len(seen) > 1):
-                return None
+                return self._view_value(a, k)
         v = self.value.get(aid)
         if v is None:
             v = self.value[aid] = hash(("storage", aid, self.generation))
             self.entered.add(v)
+        return v
+
+    def _view_value(self, a, k: tuple) -> int | None:
+        """A view whose offset is not known (``xyz = clouds[i]``, read by every layer; q, k and v of one
+        projection): the same tensor read again, with no view of its shape made on its storage since and the
+        storage not written, holds the values it held (a freed tensor's address may be reused, but only by a
+        view made later). A tensor read for the first time since is a value of its own, derived from its
+        storage's and new data where that is (a storage from before the profile, a random draw not yet read),
+        and known by its place among them: the n-th such tensor read of a storage holding the same value is
+        the same (q, k, v of each step's projection, read in the same order). Inside an op, the views it made of its inputs are known by their place only: its inputs decide them."""
+        ptr = getattr(a, "impl_ptr", None)
+        if not ptr:
+            return None
+        aid = a.allocation_id
+        made, storage = self.views_made.get(k, 0), self.value.get(aid)
+        if not self.at_top:   # a view an op made inside itself of what it read: its work follows from its inputs
+            return hash(("inner view", aid if storage is None else storage, k[1:], made, self.generation))
+        got = self.view_values.get((k, ptr))
+        if got is not None and got[:3] == (made, storage, self.generation):
+            return got[3]
+        # known by its place among the tensors of its shape read from a storage holding that value: q, k and
+        # v of the next step's projection (a new storage, the same values) are the same values again
+        nth = self.view_reads.get(k, 0)
+        self.view_reads[k] = nth + 1
+        v = hash(("view", aid if storage is None else storage, k[1:], nth, made, self.generation))
+        if aid not in self.born or storage in self.entered:
+            self.entered.add(v)
+        if storage is not None and storage in self.doubtful:
+            self.doubtful.add(v)
+        self.view_values[(k, ptr)] = (made, storage, self.generation, v)
         return v
 
     def _spans_all(self, a) -> bool:
@@ -282,6 +320,9 @@ class _Numbering:
             offset_set = {offset}
         seen = self.offsets.setdefault((src.allocation_id, sizes, strides), set())
         seen |= offset_set
+        if self.placing:
+            k = (src.allocation_id, sizes, strides)
+            self.views_made[k] = self.views_made.get(k, 0) + 1
         if len(seen) > 1:
             self.ambiguous.add(src.allocation_id)
 
@@ -374,6 +415,7 @@ class _Numbering:
         outermost = aten and top
         if outermost:
             self.current = len(self.calls)
+            self.placing = bool(_PLACING_VIEWS.match(name))
             self.calls.append([node.correlation_id, 0, kind, not doubtful])
             made_by = [self.producer[aid] for aid in self.tensors(args) if aid in self.producer]
             self.made_from.append(made_by)

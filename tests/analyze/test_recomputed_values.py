@@ -141,6 +141,36 @@ def test_a_mask_rebuilt_in_every_layer_is_needed_once():
     assert not any(g["name"] == "aten::linear" for g in f.evidence["groups"])   # the forwards are the loop's
 
 
+CLOUDS = torch.randn(6, 256, 3)
+EDGE_LAYERS = [torch.nn.Linear(16, 16) for _ in range(4)]
+
+
+def knn(xyz):
+    return torch.cdist(xyz, xyz).topk(8, dim=1, largest=False).indices
+
+
+def edge_layers(per_layer: bool):
+    with torch.no_grad():
+        for i in range(len(CLOUDS)):
+            xyz = CLOUDS[i]
+            idx = knn(xyz)
+            h = torch.ones(256, 16)
+            for lin in EDGE_LAYERS:   # each layer's own weights and activations around the same graph
+                idx = knn(xyz) if per_layer else idx
+                h = torch.relu(lin(h[idx].amax(1)))
+
+
+def test_a_graph_of_fixed_points_rebuilt_in_every_layer_is_needed_once_per_cloud():
+    # no new data enters between the layers, but the work around the graph moves on (other weights, other
+    # activations): not a loop replaying itself
+    (f,) = found(profile(lambda: edge_layers(per_layer=True)))
+    groups = {g["name"]: g for g in f.evidence["groups"]}
+    assert (groups["aten::cdist"]["calls"], groups["aten::cdist"]["kept"]) == (5, 1)   # one cloud's graph
+    assert f.evidence["removable_calls"] >= 2 * 6 * 4   # cdist and topk, four of five per cloud
+    assert not any(g["name"] == "aten::linear" for g in f.evidence["groups"])
+    assert found(profile(lambda: edge_layers(per_layer=False))) == []
+
+
 def test_a_weight_transformed_in_every_forward_is_found_even_in_a_timing_loop():
     base, lora_a, lora_b = torch.randn(512, 512), torch.randn(16, 512) * 0.01, torch.randn(512, 16) * 0.01
     x = torch.randn(4, 512)

@@ -116,6 +116,28 @@ def test_a_whole_tensor_beside_its_slices_keeps_its_value():
         assert len(set(parts)) == 6 and 0 not in parts
 
 
+def test_a_row_read_by_every_layer_repeats_within_its_step_only():
+    # xyz = clouds[i] is one of 5 rows of a storage (its offset is not recorded): every layer's cdist of it
+    # is the same work, the next step's row is another; q, k and v of one projection stay apart
+    torch.manual_seed(0)
+    clouds = torch.randn(5, 64, 3)
+    w = torch.randn(3, 9)
+
+    def layers():
+        for i in range(5):
+            xyz = clouds[i]
+            for _ in range(3):
+                torch.cdist(xyz, xyz)
+            q, k, v = (xyz @ w).chunk(3, dim=1)
+            torch.tanh(q), torch.tanh(k), torch.tanh(v)
+
+    got = collect(layers)
+    ev = got.events[got.events["name"].astype(str) == "aten::cdist"]
+    sigs = ev["value_sig"].to_numpy().reshape(5, 3)
+    assert (sigs != 0).all() and (sigs == sigs[:, :1]).all() and len(set(sigs[:, 0])) == 5
+    assert repeats(got)["aten::tanh"] == 1
+
+
 def test_a_fixed_input_repeats_through_a_cnn_and_an_optimised_one_never_does():
     # a conv's output first holds its bias (copy_), then its kernel's result (no op recorded): it holds what
     # the conv computed; its output resized in place keeps its values; what the allocator frees meanwhile

@@ -32,6 +32,10 @@ from .base import METHOD_CP, covered_ns, make_finding, pct, top_names
 from .compute import _factor_gain
 
 I64 = np.int64
+# repeats with no new data between them are a loop's own (a timing loop over one input) unless most calls
+# between them compute something seen nowhere else: then the code around them moved on and they did not
+NEW_WORK_SHARE = 0.5
+NEW_WORK_CALLS = 2   # ... and at least this many per repeat: an accumulator's update alone (acc += f(x)) is not
 # ops that return a view of their input (no new values computed)
 VIEW_RE = re.compile(r"^aten::(select|slice|narrow|view|_unsafe_view|_reshape_alias|reshape|t|transpose|permute|"
                      r"expand|expand_as|unsqueeze|squeeze|as_strided|alias|detach|flatten|unflatten|diagonal|"
@@ -113,6 +117,16 @@ def _removable_calls(ctx) -> pd.DataFrame:
     if len(data):
         around = _range_min(np.where(kind == NEW, count[key], never), second[data], last[data])
         kept[data] = np.where(around < never, np.minimum(around, count[data]), count[data])
+    # no new data between its repeats, but new work around them (each layer's own weights and activations
+    # around the same kNN graph of fixed coordinates): not a loop replaying itself, whose other calls repeat
+    # as it does (a timing loop; one accumulating its result), so once is enough
+    first = np.zeros(len(count), dtype=I64)
+    first[key[rank == 0]] = pos[rank == 0]
+    unique = np.r_[0, np.cumsum(count[key] == 1)]
+    between = np.maximum(last - first + 1 - count, 1)
+    fresh = unique[np.maximum(last, 0)] - unique[first + 1]
+    new_work = (fresh / between >= NEW_WORK_SHARE) & (fresh >= NEW_WORK_CALLS * (count - 1))
+    kept[(count >= 2) & ~constant & (gaps_with_new < 2) & new_work] = 1
     kept[constant] = 1   # computed from literals alone: once is enough, wherever it runs
     out = pd.DataFrame({"row": rows, "sig": sig[rows], "calls": count[key], "kept": kept[key],
                         "constant": constant[key], "removable": rank >= kept[key]})
