@@ -6,8 +6,8 @@ import torch
 
 torch.manual_seed(0)
 torch.set_grad_enabled(False)
-N_BATCH, B, T, F, V = 30, 16, 480, 80, 32
-model = torch.nn.Sequential(torch.nn.Linear(F, 192), torch.nn.ReLU(), torch.nn.Linear(192, V))
+N_BATCH, B, T, F, V = 240, 2, 400, 80, 32
+model = torch.nn.Sequential(torch.nn.Linear(F, 128), torch.nn.ReLU(), torch.nn.Linear(128, V))
 features = [torch.randn(B, T, F) for _ in range(N_BATCH)]
 
 

@@ -6,7 +6,7 @@ TOL = 1e-6
 import torch
 
 torch.manual_seed(0)
-D, POP, ELITE, GENS = 640, 32, 8, 220
+D, POP, ELITE, GENS = 384, 32, 8, 700
 SIGMA = 0.2
 A = torch.randn(D, D) / D**0.5
 C = A @ A.T + 0.5 * torch.eye(D)
