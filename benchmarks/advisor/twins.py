@@ -36,8 +36,9 @@ def main() -> None:
     ap.add_argument("--only", nargs="*", default=None, help="case name prefixes")
     ap.add_argument("--torch", choices=("any", "only", "none"), default="any",
                     help="only the cases whose fixed.py imports torch, or only those that do not")
+    ap.add_argument("--skip", nargs="*", default=(), help="sets left out of 'all' (one not yet graded blind)")
     args = ap.parse_args()
-    which = list(SETS) if args.set == "all" else [args.set]
+    which = [s for s in SETS if s not in args.skip] if args.set == "all" else [args.set]
     flagged = total = 0
     for set_name, case in cases(which, args.only):
         uses_torch = "import torch" in (case / "fixed.py").read_text()
