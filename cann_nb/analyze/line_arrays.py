@@ -40,7 +40,7 @@ def _line_arrays(ctx) -> pd.DataFrame:
                     "contractions": r.get("contractions"), "scope": r.get("scope", "line"),
                     "same_work": r.get("same_work"), "work_input_bytes": r.get("work_input_bytes", 0),
                     "work_makes_data": r.get("work_makes_data", False),
-                    "rows": rows})
+                    "same_inputs": r.get("same_inputs") or [], "rows": rows})
     return pd.DataFrame(out)
 
 

@@ -9,9 +9,10 @@ line's start is recorded and ``end()`` after its end, so neither is timed as the
 * the names the line loads or stores (from its source), resolved in the frame and described when they hold a
   numpy array or a pandas Series/DataFrame: shape, dtype, bytes, memory order, whether the line indexes
   them (``a[idx]``), and the Python type an object column holds;
-* whether its second run read what its first did and made what its first made (``same_work``): every name it
-  loads fingerprinted (numbers and strings by value, arrays by a strided sample of their values, functions,
-  classes and modules by identity), and so is every new object it stores or returns, by content where it
+* whether its second run read what its first did and made what its first made (``same_work``; the names
+  that held the same both times: ``same_inputs``): every name it loads fingerprinted (numbers and strings
+  by value, arrays by a strided sample of their values, functions, classes and modules by identity), and
+  so is every new object it stores or returns, by content where it
   has one (``call_repeats.result_fingerprint``); a line reading another object by identity (a generator, an
   iterator, a model) is compared only where its results can be (a new array's values);
 * on the second run, the bytes the line allocates and frees again before it ends (its temporaries),
@@ -292,6 +293,9 @@ class LineArrays:
         # a new object known only by identity (a KD-tree, a solver's factors) is taken for the same result
         # only where every input is known by content: then nothing else could make it differ
         rec["same_work"] = bool(fp_in == work_in[0] and out == out0 and not (opaque_in and "(object)" in out))
+        # the inputs that were the same on both runs (a solver's matrix beside a new right-hand side)
+        again = dict(work_in[0])
+        rec["same_inputs"] = sorted(n for n, f in fp_in if n in again and again[n] == f)
         rec["work_input_bytes"] = int(max(nbytes, work_in[2]))
         # new data made (an array, a frame): a line making other data each run is where new inputs come in
         rec["work_makes_data"] = any(data_bytes(v) > 0 for v in made)

@@ -22,6 +22,8 @@ ARITHMETIC_CALLS = {"sum", "mean", "std", "var", "prod", "cumsum", "cumprod", "a
 ARITHMETIC_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
 # general eigensolvers, which a symmetric matrix does not need (eigh, eigvalsh)
 GENERAL_SOLVERS = {"eig", "eigvals"}
+# solvers that factorise their matrix on every call (LU, Cholesky, QR/SVD) before solving for the right-hand side
+SOLVE_CALLS = {"solve", "spsolve", "lstsq"}
 # calls that move an array's data into a new array of about its size (a shift, a concatenation of its pieces)
 MOVEMENT_CALLS = {"roll", "concatenate", "hstack", "vstack", "column_stack", "append", "delete", "insert", "cat"}
 # calls that run a Python function (or a string method) once per element of a Series or array
@@ -72,7 +74,8 @@ class SourceFacts:
       "subscripts": "ij,jk->ik", "operands": ["A", "B"]}``), and each ``np.convolve``/``np.correlate``
       (``{"kind": "convolve", "operands": ["x", "h"]}``), each general eigensolver call (``{"kind": "eig",
       "fn": "eig", "operands": ["A"]}``) and each inverse multiplied in the same expression (``inv(A) @ b``:
-      ``{"kind": "inv_product", "operands": ["A", "b"]}``); operands are names, or ``name.T``;
+      ``{"kind": "inv_product", "operands": ["A", "b"]}``) and each solve (``spsolve(A, b)``: ``{"kind":
+      "solve", "fn": "spsolve", "operands": ["A", "b"]}``); operands are names, or ``name.T``;
     * stored: the names whose items it assigns or deletes (``a[i, j] = v``, ``del d[k]``);
     * selected: the names it selects a part of: a selection call on them (``d.argmin(axis=1)``,
       ``np.flatnonzero(d)``, ``df.nsmallest(5, "x")``, ``SELECT_CALLS``) or an index computed at run time
@@ -280,13 +283,17 @@ def _leaves(tree) -> int:
 
 def _contraction(node) -> dict | None:
     """A chain of three or more matrix products (whose order sets its FLOPs), an einsum of two or more
-    operands left on numpy's default ``optimize=False``, or a numpy convolution (always direct)."""
+    operands left on numpy's default ``optimize=False``, a numpy convolution (always direct), a general
+    eigensolver, an inverse multiplied, or a solve (which factorises its matrix each call)."""
     tree = _product_tree(node)
     if isinstance(tree, list) and _leaves(tree) >= 3:
         return {"kind": "matmul", "tree": tree}
     if isinstance(node, ast.Call) and _call_name(node) in GENERAL_SOLVERS and len(node.args) == 1 \
             and _operand(node.args[0]) and not node.keywords:
         return {"kind": "eig", "fn": _call_name(node), "operands": [_operand(node.args[0])]}
+    if isinstance(node, ast.Call) and _call_name(node) in SOLVE_CALLS and len(node.args) >= 2 \
+            and _operand(node.args[0]):   # (a right-hand side computed in the call has no name: None)
+        return {"kind": "solve", "fn": _call_name(node), "operands": [_operand(a) for a in node.args[:2]]}
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult) and isinstance(node.left, ast.Call) \
             and _call_name(node.left) in ("inv", "inverse") and len(node.left.args) == 1 \
             and _operand(node.left.args[0]) and _operand(node.right):

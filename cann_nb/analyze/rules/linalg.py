@@ -207,3 +207,64 @@ def svd_guard(ctx, th):
                        evidence={"calls": int(len(rows)), "time_ns": t, "functions": names},
                        ops=names, suggestion=sugg, gain_ns=gain, method=METHOD_CP + " (the SVD checks removed)",
                        confidence=conf * 0.6, rows=rows, affected_ns=t)
+
+
+def _square(o: dict | None) -> int:
+    """The order of a square matrix operand (dense or sparse), 0 for anything else."""
+    if o is None or o.get("kind") not in ("ndarray", "sparse") or len(o.get("shape") or ()) != 2:
+        return 0
+    n, m = o["shape"]
+    return int(n) if n == m else 0
+
+
+def refactorised_matrix(ctx, th):
+    """A solve in a loop (``spsolve(A, rhs)``, ``np.linalg.solve(A, b)``, ``lstsq``) whose matrix was the same on
+    the line's two sampled runs while its right-hand side changed: every call factorises the unchanged matrix
+    again (LU, Cholesky, QR/SVD), the bulk of a solve's work, where factorising once and solving per
+    right-hand side would do. A factorisation's share of a dense solve: LU's 2n^3/3 FLOPs against the
+    triangular solves' 2n^2 k for k right-hand sides; of a sparse one ``sparse_factor_share``. Gain: that
+    share of every run but the first."""
+    la = line_arrays(ctx)
+    if la.empty or "contractions" not in la:
+        return
+    flagged = []
+    for rec in la.to_dict("records"):
+        runs = len(rec["rows"])
+        if runs < th["min_runs"] or rec.get("same_work"):
+            continue   # (the same right-hand side too: the whole line repeats, recomputed_lines' case)
+        ops = {o["name"]: o for o in rec["operands"]}
+        for c in rec.get("contractions") or []:
+            if c.get("kind") != "solve":
+                continue
+            matrix, rhs = c["operands"]
+            if matrix not in rec["same_inputs"] or rhs in rec["same_inputs"]:
+                continue
+            a, b = ops.get(matrix), ops.get(rhs)
+            n = _square(a)
+            if n < th["min_n"]:
+                continue
+            if a["kind"] == "sparse":
+                share, how = th["sparse_factor_share"], "sparse LU"
+            else:
+                k = int(b["shape"][1]) if b is not None and len(b.get("shape") or ()) == 2 else 1
+                share, how = n / (n + 3.0 * k), f"~{n / (n + 3.0 * k):.0%} of the FLOPs"
+            flagged.append((rec, share * (runs - 1) / runs,
+                            f"{c['fn']}({matrix}, {rhs or '...'}) with the same {n} x {n} "
+                            f"{'sparse ' if a['kind'] == 'sparse' else ''}matrix on every run ({how} in its "
+                            f"factorisation), {runs:,} runs"))
+            break
+    if not flagged:
+        return
+
+    def title(first, t):
+        return (f"Line {where(first[0]['file_line'])} factorises an unchanged matrix on every solve: {first[2]}; "
+                f"{F.ns(t)} ({pct(t, ctx.wall):.0f}% of end-to-end)")
+
+    sugg = ("Factorise the matrix once, outside the loop, and solve with the factors for each new right-hand side: "
+            "scipy.sparse.linalg.splu(A) (or factorized(A)) then lu.solve(b) for sparse matrices; "
+            "scipy.linalg.lu_factor / lu_solve, or cho_factor / cho_solve for a symmetric positive definite matrix, "
+            "for dense ones; for least squares, a QR (scipy.linalg.qr) or np.linalg.pinv(A) computed once. If all "
+            "right-hand sides are known up front, solve them in one call with a matrix B of columns.")
+    yield from finding_from_lines(ctx, th, "refactorised_matrix", "redundant", flagged, title, sugg,
+                                  " (each line's runs but the first at the factorisation's share of their time)",
+                                  {"sparse_factor_share": th["sparse_factor_share"]})
