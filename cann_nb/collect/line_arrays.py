@@ -12,9 +12,11 @@ line's start is recorded and ``end()`` after its end, so neither is timed as the
 * whether its second run read what its first did and made what its first made (``same_work``; the names
   that held the same both times: ``same_inputs``): every name it loads fingerprinted (numbers and strings
   by value, arrays by a strided sample of their values, functions, classes and modules by identity), and
-  so is every new object it stores or returns, by content where it
-  has one (``call_repeats.result_fingerprint``); a line reading another object by identity (a generator, an
+  so is every new object it stores or returns, by content where it has one
+  (``call_repeats.result_fingerprint``); a line reading another object by identity (a generator, an
   iterator, a model) is compared only where its results can be (a new array's values);
+* whether its second run read an array or frame its first made (``made_by_last_run``: ``df = step(df)``
+  in a chain, each step starting with ``df = df.copy()``);
 * on the second run, the bytes the line allocates and frees again before it ends (its temporaries),
   from ``tracemalloc``, to which numpy reports its data buffers. tracemalloc is on for that one run of
   that line only (never when the user's code traces memory itself); the span's extra time is the
@@ -30,6 +32,7 @@ import sys
 import traceback
 import tracemalloc
 import types
+import weakref
 
 import numpy as np
 import pandas as pd
@@ -151,6 +154,8 @@ class LineArrays:
                     rec.setdefault("_first_ids", {})[name] = id(value)
                 elif name in rec.get("_first_ids", {}):   # the same object on every run: read again each time
                     first["same_object"] = rec["_first_ids"][name] == id(value)
+                if run == 1 and any(r() is value for r in rec.get("_made", ())):
+                    first["made_by_last_run"] = True   # df = f(df) again and again: this run reads the last's
         work_in = _work_inputs(frame, roles) if run < 2 else None   # (None: not comparable)
         if run == 0:
             for c in facts.contractions:
@@ -267,6 +272,8 @@ class LineArrays:
                 d["indexed"] = None
                 _view_of_new(d, returned, roots)
                 rec["operands"].setdefault("(returned)", d)
+        if rec["runs"] == 1:   # what the first run made, to tell whether the second reads it
+            rec["_made"] = [weakref.ref(v) for v in made if isinstance(v, (np.ndarray, pd.DataFrame, pd.Series))]
         self._same_work(rec, work_in, made)
 
     @staticmethod

@@ -25,6 +25,8 @@ GENERAL_SOLVERS = {"eig", "eigvals"}
 # solvers that factorise their matrix on every call (LU, Cholesky, QR/SVD) before solving for the right-hand side
 SOLVE_CALLS = {"solve", "spsolve", "lstsq"}
 # calls that move an array's data into a new array of about its size (a shift, a concatenation of its pieces)
+# calls that copy an object whole (df.copy(), np.copy, copy.deepcopy, t.clone())
+COPY_CALLS = {"copy", "deepcopy", "clone"}
 MOVEMENT_CALLS = {"roll", "concatenate", "hstack", "vstack", "column_stack", "append", "delete", "insert", "cat"}
 # calls that run a Python function (or a string method) once per element of a Series or array
 PER_ELEMENT_CALLS = {"apply", "map", "applymap", "transform", "vectorize"}
@@ -40,7 +42,7 @@ ITERATING_BUILTINS = {"sum", "min", "max", "sorted", "any", "all", "list", "tupl
 
 class LineFacts(NamedTuple):
     """names: {name: "in" | "out" | "inout"}; indexed: {name: "rows" | "columns" | "mask"}; work: sorted
-    kinds of compute-heavy call ("matmul", "per_element", "transcendental", "movement", "arithmetic"); contractions: the matrix-product
+    kinds of compute-heavy call ("matmul", "per_element", "transcendental", "movement", "arithmetic", "copy"); contractions: the matrix-product
     chains and einsums (see ``_contraction``); columns: {name: [labels]} of ``df["label"]`` subscripts."""
     names: dict
     indexed: dict
@@ -66,8 +68,9 @@ class SourceFacts:
     * work: the compute-heavy kinds of call it makes (``a @ b``, np.dot/einsum/linalg: "matmul";
       np.exp/tanh/log/...: "transcendental"; operators and reductions, ``a - a.mean()``: "arithmetic"),
       whose speed depends on the dtype's width, the calls that run a function per element
-      ("per_element": ``.apply``, ``.map``, ``.str.*``, a comprehension), and the calls that copy an
-      array's data into a new one ("movement": np.roll, np.concatenate, np.append);
+      ("per_element": ``.apply``, ``.map``, ``.str.*``, a comprehension), the calls that copy an
+      array's data into a new one ("movement": np.roll, np.concatenate, np.append) and those that copy an
+      object whole ("copy": ``df.copy()``, ``np.copy``, ``copy.deepcopy``);
     * contractions: each chain of matrix products (``A @ B @ v``, nested ``np.dot``) as the tree of its
       operands as written and evaluated (``{"kind": "matmul", "tree": [["A", "B"], "v"]}``), and each
       ``np.einsum`` with a literal subscripts string and no ``optimize`` (``{"kind": "einsum",
@@ -210,6 +213,8 @@ class SourceFacts:
                         target = _selected_name(node)
                         if target:
                             selected.add(target)
+                    if fn in COPY_CALLS:
+                        work.add("copy")
                     if fn in MOVEMENT_CALLS:
                         work.add("movement")
                     if fn in MATMUL_CALLS:

@@ -9,7 +9,7 @@ from cann_nb.analyze import findings
 from .test_python_loops import profile_script
 
 RULES = {"array_temporaries", "repeated_rows", "strided_gather", "object_numbers", "scan_per_key",
-         "float64_arrays", "float16_arrays"}
+         "float64_arrays", "float16_arrays", "chained_copies"}
 
 
 def found(prof):
@@ -206,6 +206,40 @@ def test_float16_matmuls_and_arithmetic_are_found_and_float32_ones_are_not(tmp_p
     assert lines == {"9", "10"}   # the subtraction and the matmul; not exp, which numpy vectorises for float16
     assert 20 < f.est_gain_pct <= 100
     assert "float16_arrays" not in found(profile_script(tmp_path, HALF.format(dtype="float32"), "f32"))
+
+
+STEPS = """
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(rng.standard_normal((60000, 12)), columns=[f"s{{i}}" for i in range(12)])
+
+    def add_feature(df, i):
+        {copy}
+        df[f"f{{i}}"] = (df[f"s{{i % 12}}"] - df[f"s{{(i + 5) % 12}}"]).clip(-1, 1)
+        return df
+
+    def main():
+        df = {start}
+        for i in range(16):
+            df = add_feature(df, i)
+        return float(df.iloc[:, 12:].abs().to_numpy().mean())
+
+    result = main()
+"""
+
+
+def test_a_copy_of_what_the_last_step_made_is_found_and_one_copy_at_the_start_is_not(tmp_path):
+    f = found(profile_script(tmp_path, STEPS.format(copy="df = df.copy()", start="frame"), "chain"))["chained_copies"]
+    assert f.category == "redundant" and "copies df (DataFrame (60000, 12)" in f.title and "16 runs" in f.title
+    assert abs(f.evidence["lines"][0]["removable_share"] - 15 / 16) < 1e-3   # (rounded in the evidence)
+    assert 0 < f.est_gain_pct <= 100
+    once = STEPS.format(copy="pass", start="frame.copy()")
+    assert "chained_copies" not in found(profile_script(tmp_path, once, "once"))
+    # a copy of the same frame on every run (each step starts from the original) is not a chain
+    fresh = STEPS.format(copy="df = frame.copy()", start="frame")
+    assert "chained_copies" not in found(profile_script(tmp_path, fresh, "fresh"))
 
 
 def test_the_sampled_arrays_are_a_table_for_users(tmp_path):

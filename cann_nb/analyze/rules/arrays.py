@@ -361,3 +361,40 @@ def float16_arrays(ctx, th):
                                    f"1/{th['arithmetic_speedup']:g})",
                                    {"matmul_speedup": th["matmul_speedup"],
                                     "arithmetic_speedup": th["arithmetic_speedup"]})
+
+
+def chained_copies(ctx, th):
+    """Lines that only copy (``df = df.copy()``, ``a = np.copy(a)``, ``copy.deepcopy``) an object of
+    ``min_bytes`` or more that their previous run made: a chain of steps ``df = step(df)`` each starting with a
+    defensive copy of the frame the last step returned, which nothing else holds once the caller rebinds it.
+    The copy protects no one's data; it costs the whole object (a frame's blocks consolidated, every column
+    copied) per step. Gain: the line's runs but the first."""
+    la = line_arrays(ctx)
+    if la.empty or "work" not in la:
+        return
+    flagged = []
+    for rec in la.to_dict("records"):
+        runs = len(rec["rows"])
+        if rec.get("work") != ["copy"] or runs < th["min_runs"]:
+            continue
+        chained = [o for o in rec["operands"] if o.get("role") in ("in", "inout") and o.get("made_by_last_run")
+                   and o.get("nbytes", 0) >= th["min_bytes"]]
+        if not chained:
+            continue
+        o = max(chained, key=lambda o: o["nbytes"])
+        flagged.append((rec, (runs - 1) / runs, f"copies {o['name']} ({o['kind']} {tuple(o['shape'])}, "
+                                                 f"{F.nbytes(o['nbytes'])}), which its previous run made"))
+    if not flagged:
+        return
+
+    def title(first, t):
+        return (f"Line {where(first[0]['file_line'])} {first[2]}, on each of {len(first[0]['rows']):,} runs: a "
+                f"chain of defensive copies, {F.ns(t)} ({pct(t, ctx.wall):.0f}% of end-to-end)")
+
+    sugg = ("Each step copies the object the previous step returned, which nothing else keeps: copy once at the "
+            "start of the pipeline (or not at all), and let the steps add to it; better, have each step return only "
+            "its new column(s) and join them once (pd.concat([df, pd.DataFrame(new)], axis=1), df.assign(**new)). "
+            "A copy 'to avoid SettingWithCopyWarning' is needed only for a slice of another frame, not for a frame "
+            "a step made itself.")
+    yield from finding_from_lines(ctx, th, "chained_copies", "redundant", flagged, title, sugg,
+                                   " (each line's runs but the first removed)", {"min_bytes": th["min_bytes"]})

@@ -266,6 +266,11 @@ RULES: tuple[Rule, ...] = (
          "[F6] as float64: half the bytes, twice the SIMD lanes; numpy's default dtype is float64. 2x is the "
          "width's share only: measured here in isolation (one thread) float32 was 4.7x on a 600^2 matmul, 2.9-13x "
          "on exp/log/tanh, so this is a lower bound", METHOD_CP),
+    Rule("chained_copies", "redundant", "A defensive copy of what the previous step made, on every step",
+         arrays.chained_copies, {"min_runs": 3, "min_bytes": 1 << 20, "min_pct": 5.0},
+         "pandas docs (Copy-on-Write: 'copy() is no longer needed to avoid SettingWithCopyWarning'; indexing, "
+         "views and copies); a copy costs the whole object's bytes (and a frame's block consolidation) each time",
+         METHOD_CP),
     Rule("float16_arrays", "precision", "numpy matmuls and arithmetic in float16 on the CPU",
          arrays.float16_arrays, {"min_bytes": 1 << 20, "matmul_speedup": 20.0, "arithmetic_speedup": 4.0,
                                  "min_pct": 5.0},
