@@ -21,6 +21,7 @@ them, and none for a function once GIVE_UP of its calls held no repeat.
 
 from __future__ import annotations
 
+import types
 from time import perf_counter_ns
 
 import numpy as np
@@ -177,16 +178,30 @@ def data_bytes(v) -> int:
 def result_fingerprint(v):
     """``fingerprint``, but an object it would take by identity by its array and plain-valued attributes: a
     call that builds a new object (a triangulation, a CSR matrix, a fitted estimator) from inputs it had
-    before builds an equal one, which is the work redone; arguments stay by identity (the same object passed
-    again). Attributes are read from the instance dict, never through a method."""
+    before builds an equal one, which is the work redone; a class by its name, bases and members' names (a
+    ``namedtuple(...)`` per record), a function by its code and the values it closes over; arguments stay by
+    identity (the same object passed again). Attributes are read from the instance dict, never through a
+    method."""
     fp = fingerprint(v)
     if not by_identity(fp):
         return fp
+    if isinstance(v, type):   # a class built per call (namedtuple(...), type(...)): by its name, bases, members
+        return ("class", v.__module__, v.__qualname__, tuple(map(id, v.__bases__)), tuple(sorted(map(str, vars(v)))))
+    if type(v) is types.FunctionType:   # a closure built per call: by its code and what it closes over
+        cells = tuple(_cell(c) for c in v.__closure__ or ())
+        return ("function", id(v.__code__), cells, fingerprint(v.__defaults__, 1))
     d = _instance_dict(v)
     if type(d) is not dict or not d or len(d) > _ATTRS:
         return fp
     kept = tuple((k, fingerprint(x, 2)) for k, x in d.items() if type(x) in _PLAIN or type(x) is np.ndarray)
     return ("obj", fp[1], kept) if any(type(x) is np.ndarray for x in d.values()) else fp
+
+
+def _cell(c):
+    try:
+        return fingerprint(c.cell_contents, 2)
+    except ValueError:   # an empty cell (a variable not yet assigned)
+        return "empty"
 
 
 def by_identity(fp) -> bool:

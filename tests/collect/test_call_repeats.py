@@ -153,3 +153,19 @@ def test_an_object_whose_dict_slot_holds_none_is_looked_at_without_raising():
         await task
 
     asyncio.run(probe())
+
+
+def test_a_class_or_closure_built_again_from_the_same_arguments_is_the_same_result():
+    from collections import namedtuple
+
+    rf = cr.result_fingerprint
+    assert rf(namedtuple("Record", ["a", "b"])) == rf(namedtuple("Record", ["a", "b"]))
+    assert rf(namedtuple("Record", ["a", "b"])) != rf(namedtuple("Record", ["a", "c"]))
+
+    def scaler(k, offset=0.0):
+        return lambda x: k * x + offset
+
+    assert rf(scaler(2.0)) == rf(scaler(2.0)) and rf(scaler(2.0)) != rf(scaler(3.0))
+    assert rf(scaler(2.0, 1.0)) != rf(scaler(2.0))
+    # the arguments themselves stay by identity: the same class passed again, not an equal one
+    assert fingerprint(namedtuple("R", "a")) != fingerprint(namedtuple("R", "a"))
