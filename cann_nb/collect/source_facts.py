@@ -42,8 +42,8 @@ ITERATING_BUILTINS = {"sum", "min", "max", "sorted", "any", "all", "list", "tupl
 
 class LineFacts(NamedTuple):
     """names: {name: "in" | "out" | "inout"}; indexed: {name: "rows" | "columns" | "mask"}; work: sorted
-    kinds of compute-heavy call ("matmul", "per_element", "transcendental", "movement", "arithmetic", "copy"); contractions: the matrix-product
-    chains and einsums (see ``_contraction``); columns: {name: [labels]} of ``df["label"]`` subscripts."""
+    kinds of compute-heavy call ("matmul", "per_element", "transcendental", "movement", "arithmetic",
+    "copy"); contractions: the matrix-product chains and einsums (see ``_contraction``); columns: {name: [labels]} of ``df["label"]`` subscripts."""
     names: dict
     indexed: dict
     work: list

@@ -264,7 +264,8 @@ class _Numbering:
         view made later). A tensor read for the first time since is a value of its own, derived from its
         storage's and new data where that is (a storage from before the profile, a random draw not yet read),
         and known by its place among them: the n-th such tensor read of a storage holding the same value is
-        the same (q, k, v of each step's projection, read in the same order). Inside an op, the views it made of its inputs are known by their place only: its inputs decide them."""
+        the same (q, k, v of each step's projection, read in the same order). Inside an op, the views it
+        made of its inputs are known by their place only: its inputs decide them."""
         ptr = getattr(a, "impl_ptr", None)
         if not ptr:
             return None

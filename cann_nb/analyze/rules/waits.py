@@ -183,8 +183,8 @@ def serial_awaits(ctx, th):
     selector until something is ready, then runs the callbacks that are (``Handle._run``). Awaited one after
     another, every wait wakes one callback and one operation is in flight during it: the futures the loop
     has made (``create_future``: a sleep, a read, an executor call, a semaphore's waiter) less those resolved
-    (``Future.set_result``/``set_exception``/``cancel``). Operations started together (``gather``, a bounded pool of tasks) are in flight
-    together, even when each wakes alone. Flagged: at least ``min_waits`` waits holding the selector's
+    (``Future.set_result``/``set_exception``/``cancel``). Operations started together (``gather``, a bounded
+    pool of tasks) are in flight together, even when each wakes alone. Flagged: at least ``min_waits`` waits holding the selector's
     time, waking one callback each and with one operation in flight (medians), while the process is idle
     (host sampler). Gain: the selector's idle part replayed, less the longest wait, which running them
     together (``asyncio.gather``) still waits."""
