@@ -61,7 +61,9 @@ TABLES = {"events": EVENT_COLUMNS, "memory": MEMORY_COLUMNS, "counters": COUNTER
 # call's inputs were: none known, computed from literals alone (a mask, a position table), data, or data
 # that just entered (a random draw, Python data, a row of a tensor, a tensor's first use); ``value_known``
 # (bool), whether every input's value was recorded (a Python number or Python data is not: equal
-# signatures still mean equal values, unequal ones then do not prove different values).
+# signatures still mean equal values, unequal ones then do not prove different values); ``value_operand``
+# (int64, 0 none), equal for calls of one op on equal values of its first tensor argument, whatever the
+# others (``ids == k`` for many keys k).
 VALUE_UNKNOWN, VALUE_CONSTANT, VALUE_DATA, VALUE_NEW = 0, 1, 2, 3
 
 # What a missing column is filled with: identifiers get -1, measurements NaN, text NaN.
@@ -422,7 +424,8 @@ class Profile:
 # what a frame without an extra column holds in it when frames are concatenated: Kineto's ids -1, the value
 # numbering's "no signature" 0 (a NaN would turn these int64 columns to float64 and round the signatures);
 # any other extra column NaN (the Python tracer's integer columns read NaN as "not recorded")
-_ABSENT = {"value_sig": 0, "value_kind": VALUE_UNKNOWN, "value_known": False, "stream": -1, "external_id": -1}
+_ABSENT = {"value_sig": 0, "value_kind": VALUE_UNKNOWN, "value_known": False, "value_operand": 0, "stream": -1,
+           "external_id": -1}
 
 
 def _absent(col: str, dtype, n: int) -> np.ndarray:

@@ -407,7 +407,8 @@ class _Numbering:
         # (two tensors alike told apart by their TensorImpl only in the user's calls: ops alias inside)
         self.at_top = aten and top
         # read before the op changes anything
-        key = (name, overload, tuple([self.arg(a, wrote) for a in args]), concrete)
+        parts = tuple([self.arg(a, wrote) for a in args])
+        key = (name, overload, parts, concrete)
         unknown = opaque or random
         kind = NEW if unknown or self.reads_new else DATA if self.reads_data else CONSTANT
         doubtful = self.reads_doubtful or opaque or python_data
@@ -417,7 +418,10 @@ class _Numbering:
         if outermost:
             self.current = len(self.calls)
             self.placing = bool(_PLACING_VIEWS.match(name))
-            self.calls.append([node.correlation_id, 0, kind, not doubtful])
+            # the op on its first tensor's value, whatever its other arguments (x == k for many keys k)
+            first = parts[0] if parts and isinstance(args[0], self._tensor_type) else None
+            operand = hash((name, first)) or 1 if isinstance(first, tuple) and type(first[0]) is int else 0
+            self.calls.append([node.correlation_id, 0, kind, not doubtful, operand])
             made_by = [self.producer[aid] for aid in self.tensors(args) if aid in self.producer]
             self.made_from.append(made_by)
             at = _WEIGHT_ARG.get(name)
@@ -509,11 +513,13 @@ def concrete_lists(path) -> dict[int, str]:
 def value_numbers(prof, concrete: dict[int, str]) -> tuple[pd.DataFrame, dict]:
     """(calls, meta) of a stopped torch.profiler run whose results are still held, with ``concrete`` from
     ``concrete_lists``: per outermost aten op's call its ``external_id`` (torch's correlation id, the trace's
-    "External id"), ``value_sig`` (int64, never 0), ``value_kind`` (int8: model.VALUE_*) and ``value_known``
+    "External id"), ``value_sig`` (int64, never 0), ``value_kind`` (int8: model.VALUE_*), ``value_known``
     (every input's value was recorded: no Python number, Python data or unrecorded contents among them, so a
-    signature unlike another's means different values)."""
+    signature unlike another's means different values) and ``value_operand`` (int64: the op and its first
+    tensor argument's value, 0 where that is unknown)."""
     calls = pd.DataFrame({"external_id": np.zeros(0, np.int64), "value_sig": np.zeros(0, np.int64),
-                          "value_kind": np.zeros(0, np.int8), "value_known": np.zeros(0, bool)})
+                          "value_kind": np.zeros(0, np.int8), "value_known": np.zeros(0, bool),
+                          "value_operand": np.zeros(0, np.int64)})
     results = getattr(getattr(prof, "profiler", None), "kineto_results", None)
     if results is None or not hasattr(results, "experimental_event_tree"):
         return calls, {"status": "unavailable: this torch keeps no event tree"}
@@ -531,9 +537,10 @@ def value_numbers(prof, concrete: dict[int, str]) -> tuple[pd.DataFrame, dict]:
     num.mark_weight_transforms()
     got = [c for c in num.calls if c[1]]
     if got:
-        cid, sig, kind, known = zip(*got)
+        cid, sig, kind, known, operand = zip(*got)
         calls = pd.DataFrame({"external_id": np.asarray(cid, np.int64), "value_sig": np.asarray(sig, np.int64),
-                              "value_kind": np.asarray(kind, np.int8), "value_known": np.asarray(known, bool)})
+                              "value_kind": np.asarray(kind, np.int8), "value_known": np.asarray(known, bool),
+                              "value_operand": np.asarray(operand, np.int64)})
     return calls, {"status": status, "ops_walked": min(num.ops, MAX_OPS),
                    "storages_viewed_at_several_offsets": len(num.ambiguous)}
 
@@ -542,7 +549,7 @@ def attach(events: pd.DataFrame, calls: pd.DataFrame) -> dict[str, np.ndarray]:
     """The value columns for ``events`` (the Profile read from the same trace): each op row whose External
     id a call has gets that call's signature; other rows 0 / UNKNOWN / False."""
     out = {"value_sig": np.zeros(len(events), np.int64), "value_kind": np.zeros(len(events), np.int8),
-           "value_known": np.zeros(len(events), bool)}
+           "value_known": np.zeros(len(events), bool), "value_operand": np.zeros(len(events), np.int64)}
     if not len(calls) or not len(events) or "external_id" not in events:
         return out
     ops = np.flatnonzero((events["cat"].to_numpy() == "op") & (events["external_id"].to_numpy() >= 0))

@@ -7,10 +7,10 @@ shared/docs/analysis-anchors.md (catalogue ids in brackets).
 from __future__ import annotations
 
 from . import (arrays, autograd, broadcast_products, broadcasts, buffers, builtin_calls, call_sites, compute,
-               containers, contractions, convolution, device, discarded, exact, frameworks, gradients, growth, host, inplace_writes,
-               library_loops, library_warnings, lines, linalg, memo, memory, prefix, processes, recomputed_lines,
-               redundant, regex,
-               repeats, roofline, same_values, selection, sparse, structured, sweeps, unfold_conv, waits)
+               containers, contractions, convolution, device, discarded, exact, frameworks, gradients, growth, host,
+               inplace_writes, key_scans, library_loops, library_warnings, lines, linalg, memo, memory, prefix,
+               processes, recomputed_lines, redundant, regex, repeats, roofline, same_values, selection, sparse,
+               structured, sweeps, unfold_conv, waits)
 from .base import METHOD_CP, METHOD_HEADROOM, Rule
 
 US, MS = 1_000, 1_000_000
@@ -158,6 +158,11 @@ RULES: tuple[Rule, ...] = (
     Rule("redundant_recompute", "redundant", "Constant work recomputed per iteration", compute.redundant_recompute,
          {"min_count": 3, "min_pct": 5.0}, "cann_nb (loop-invariant code motion); HTA frequent sequences",
          METHOD_CP),
+    Rule("scans_per_key", "redundant", "One large tensor compared against key after key (a mask per key)",
+         key_scans.scans_per_key, {"min_keys": 20, "min_elements": 1 << 16, "min_pct": 5.0},
+         "PyTorch docs (torch.argsort stable=True, bincount, unique_consecutive, bucketize); pandas groupby docs "
+         "(split once); a mask per key reads all n elements per key, grouping costs one sort, about log2(n) "
+         "passes; value numbering (collect/torch_values.py) tells the same tensor from another", METHOD_CP),
     Rule("recomputed_values", "redundant", "Ops recomputed on values they already had (value numbering)",
          same_values.recomputed_values, {"min_pct": 5.0},
          "compilers' common-subexpression elimination / loop-invariant code motion (value numbering: same "
