@@ -79,6 +79,11 @@ _UNRECORDED_WRITES = re.compile(r"Torch-Compiled Region|CompiledFunction|Compile
 # a compute op makes of its inputs inside itself keep their place and are its own)
 _PLACING_VIEWS = re.compile(r"^aten::(select|slice|narrow|unbind|split|split_with_sizes|unsafe_split|chunk|"
                             r"tensor_split|as_strided|diagonal|unfold)$")
+# ops whose tensor-list argument (Tensor?[] indices) torch's event tree records as None
+_UNRECORDED_LIST = {"aten::index": 1, "aten::index_put": 1, "aten::index_put_": 1, "aten::_index_put_impl_": 1}
+# views: they read no values, only where their input lies (an empty buffer's transpose is its shape)
+_SHAPE_ONLY = re.compile(r"^aten::(as_strided|transpose|t|permute|view|_reshape_alias|expand|unsqueeze|squeeze|"
+                         r"select|slice|narrow|alias|diagonal|unfold)$")
 # writes its inputs though its name has no trailing underscore (training-mode running statistics)
 _HIDDEN_WRITERS = re.compile(r"^aten::(\w*batch_norm\w*|instance_norm)$")
 @lru_cache(maxsize=4096)
@@ -154,6 +159,8 @@ class _Numbering:
         self.ambiguous: set[int] = set()         # storages viewed at several offsets in one shape
         self.views_made: dict[tuple, int] = {}   # (allocation_id, sizes, strides) -> views placed in that shape
         self.placing = False                     # is the outermost op being walked a placing view?
+        self.top_key = None                      # ... its arguments' hash (None: not all recorded)
+        self.inner_reads = 0                     # ... tensors first met inside it so far
         self.view_values: dict[tuple, tuple] = {}   # (that key, tensor) -> (views made, storage value, value)
         self.view_reads: dict[tuple, int] = {}   # that key -> tensors of it read for the first time
         self.born: set[int] = set()              # storages allocated during the profile
@@ -264,18 +271,22 @@ class _Numbering:
         view made later). A tensor read for the first time since is a value of its own, derived from its
         storage's and new data where that is (a storage from before the profile, a random draw not yet read),
         and known by its place among them: the n-th such tensor read of a storage holding the same value is
-        the same (q, k, v of each step's projection, read in the same order). Inside an op, the views it
-        made of its inputs are known by their place only: its inputs decide them."""
+        the same (q, k, v of each step's projection, read in the same order). Inside an op, another tensor
+        is one the op made of its inputs, known by the op's own arguments and its place among them; unknown
+        where torch did not record all the arguments (``x[idx]``: the list of indices is not recorded)."""
         ptr = getattr(a, "impl_ptr", None)
         if not ptr:
             return None
         aid = a.allocation_id
         made, storage = self.views_made.get(k, 0), self.value.get(aid)
-        if not self.at_top:   # a view an op made inside itself of what it read: its work follows from its inputs
-            return hash(("inner view", aid if storage is None else storage, k[1:], made, self.generation))
         got = self.view_values.get((k, ptr))
         if got is not None and got[:3] == (made, storage, self.generation):
             return got[3]
+        if not self.at_top:   # a tensor first met inside an op: one it made of its inputs, known by its place
+            if self.top_key is None:   # among them, unless torch did not record all of the op's inputs
+                return None
+            self.inner_reads += 1
+            return hash(("inner view", self.top_key, k[1:], self.inner_reads, self.generation))
         # known by its place among the tensors of its shape read from a storage holding that value: q, k and
         # v of the next step's projection (a new storage, the same values) are the same values again
         nth = self.view_reads.get(k, 0)
@@ -403,6 +414,8 @@ class _Numbering:
         if out_args:   # (an in-place op's self is in both: written once)
             written = list(dict.fromkeys([*written, *self.tensors([args[i] for i in out_args])]))
         wrote = set(written)
+        if _SHAPE_ONLY.match(name):   # a view of an unwritten buffer reads nothing: known by its shape
+            wrote |= {aid for aid in self.tensors(args[:1]) if aid in self.uninit}
         self.reads_new = self.reads_data = self.reads_doubtful = False
         # (two tensors alike told apart by their TensorImpl only in the user's calls: ops alias inside)
         self.at_top = aten and top
@@ -418,6 +431,9 @@ class _Numbering:
         if outermost:
             self.current = len(self.calls)
             self.placing = bool(_PLACING_VIEWS.match(name))
+            at = _UNRECORDED_LIST.get(name)
+            self.top_key = None if at is not None and (len(args) <= at or args[at] is None) else hash(key)
+            self.inner_reads = 0
             # the op on its first tensor's value, whatever its other arguments (x == k for many keys k)
             first = parts[0] if parts and isinstance(args[0], self._tensor_type) else None
             operand = hash((name, first)) or 1 if isinstance(first, tuple) and type(first[0]) is int else 0

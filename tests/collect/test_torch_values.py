@@ -137,6 +137,14 @@ def test_a_row_read_by_every_layer_repeats_within_its_step_only():
     assert (sigs != 0).all() and (sigs == sigs[:, :1]).all() and len(set(sigs[:, 0])) == 5
     assert repeats(got)["aten::tanh"] == 1
 
+    data = torch.randn(2000, 4)
+
+    def batches():   # x[idx]: torch records no list of indices, so batches of one permutation stay apart
+        for idx in torch.randperm(2000).split(500):
+            data[idx].sum()
+
+    assert repeats(collect(batches)).get("aten::index", 1) == 1
+
 
 def test_a_fixed_input_repeats_through_a_cnn_and_an_optimised_one_never_does():
     # a conv's output first holds its bias (copy_), then its kernel's result (no op recorded): it holds what
