@@ -385,6 +385,20 @@ def _resolve(frame, name: str):
     return frame.f_globals.get(name)
 
 
+def blas_ready(a: np.ndarray) -> bool:
+    """Whether numpy's matmul can hand the matrix (the last two axes) to BLAS as it is: one of its axes
+    has unit stride and the other a whole multiple of the item size no shorter than a row (numpy's
+    ``is_blasable2d``, _core/src/umath/matmul.c.src). ``X[:, ::2]`` has neither, and matmul then runs
+    numpy's own strided loop instead of BLAS."""
+    item = a.itemsize
+    (r, c), (s0, s1) = a.shape[-2:], a.strides[-2:]
+
+    def blasable(lead: int, unit: int, inner: int) -> bool:
+        return unit == item and lead % item == 0 and lead // item >= inner
+
+    return r <= 1 or c <= 1 or blasable(s0, s1, c) or blasable(s1, s0, r)
+
+
 def describe(value) -> dict | None:
     """Shape, dtype, bytes and memory order of a numpy array, pandas object or scipy sparse matrix (its
     format as the order, its stored values); None for anything else."""
@@ -395,6 +409,8 @@ def describe(value) -> dict | None:
              "order": "C" if flags.c_contiguous else ("F" if flags.f_contiguous else "strided")}
         if value.dtype == object and value.size:
             d["holds"] = type(value.flat[0]).__name__
+        if d["order"] == "strided" and value.ndim >= 2 and value.dtype.kind in "fc":
+            d["blas_ready"] = blas_ready(value)
         return d
     if isinstance(value, pd.Series):
         d = {"kind": "Series", "shape": [len(value)], "dtype": str(value.dtype), "nbytes": int(value.nbytes),

@@ -10,7 +10,7 @@ from . import (arrays, autograd, broadcast_products, broadcasts, buffers, builti
                containers, contractions, convolution, device, discarded, exact, frameworks, gradients, growth, host,
                inplace_writes, key_scans, library_loops, library_warnings, lines, linalg, memo, memory, prefix,
                processes, recomputed_lines, redundant, regex, repeats, roofline, same_values, selection, sparse,
-               structured, sweeps, unfold_conv, waits)
+               strided_blas, structured, sweeps, unfold_conv, waits)
 from .base import METHOD_CP, METHOD_HEADROOM, Rule
 
 US, MS = 1_000, 1_000_000
@@ -283,6 +283,12 @@ RULES: tuple[Rule, ...] = (
          "per element where no SIMD loop is built). Measured here (numpy 2.4, one thread, 36,000 x 128): float32 "
          "was 120x on the matmul, 7-24x on + - * and 6-13x on sum/std, 3.4x on sqrt, no faster on exp and sort; "
          "the speedups used are lower bounds of those", METHOD_CP),
+    Rule("strided_matmul", "layout", "A matrix product on a strided view numpy cannot give to BLAS",
+         strided_blas.strided_matmul, {"min_bytes": 1 << 20, "roof_frac": 0.7, "min_pct": 5.0},
+         "NumPy source (_core/src/umath/matmul.c.src, is_blasable2d: BLAS only for a matrix with one unit-stride "
+         "axis, else the 'noblas' loop); measured here (numpy 2.4, one thread, 4000 x 1500 float32): X[:, ::2] @ v "
+         "4.2x and X[:, ::2].T @ v ~15x a contiguous copy's, X[:, :k] @ v as fast; roof_frac as small_ops' (BLAS "
+         "reaches ~70 % of the measured peak)", METHOD_CP),
     Rule("contraction_order", "redundant", "A matrix-product chain or einsum evaluated in a costly order",
          contractions.contraction_order, {"min_ratio": 2.0, "ridge_flops_per_byte": 8.0, "min_pct": 5.0},
          "NumPy docs (np.linalg.multi_dot: 'selecting the fastest evaluation order'; np.einsum optimize=False by "
