@@ -54,16 +54,22 @@ def outermost(ctx, rows: np.ndarray) -> np.ndarray:
     return rows[~has_flagged_anc]
 
 
-def next_at_level(ctx, row: int, k: int) -> np.ndarray:
-    """The up to ``k`` host events that start after ``row`` under the same parent on the same thread, in start
-    order: the calls a Python expression makes next (``inv(a) @ b``: the inverse, then the product)."""
+def level_order(ctx) -> tuple[np.ndarray, np.ndarray]:
+    """(host rows sorted by thread, parent and start; each row's place in that order, -1 for device rows):
+    siblings are neighbours, so the calls before or after one are a slice."""
     def order():
         level = np.flatnonzero(ctx.is_host)
         level = level[np.lexsort((ctx.start[level], ctx.rows_of_parent[level], ctx.track_code[level]))]
         at = np.full(ctx.n, -1, dtype=I64)
         at[level] = np.arange(len(level))
         return level, at
-    level, at = ctx.memo("timeline.level_order", order)
+    return ctx.memo("timeline.level_order", order)
+
+
+def next_at_level(ctx, row: int, k: int) -> np.ndarray:
+    """The up to ``k`` host events that start after ``row`` under the same parent on the same thread, in start
+    order: the calls a Python expression makes next (``inv(a) @ b``: the inverse, then the product)."""
+    level, at = level_order(ctx)
     i = at[row]
     if i < 0:
         return np.empty(0, dtype=I64)

@@ -1,6 +1,12 @@
-"""``copy_slices_backward``: slices written one by one into a tensor autograd tracks (``traj[:, t] = state``
-in a loop), whose backward copies the whole tensor's gradient once per write.
+"""In-place writes into tensors that cost far more than the values they write:
 
+* ``copy_slices_backward``: slices written one by one into a tensor autograd tracks (``traj[:, t] = state``
+  in a loop), whose backward copies the whole tensor's gradient once per write;
+* ``masked_updates``: values updated through a boolean mask (``h[h < 0] *= slope``): the mask is turned into
+  indices twice (``nonzero``), the values gathered, changed and scattered back, where one
+  ``torch.where(mask, f(x), x)`` (or the activation itself) reads and writes once.
+
+copy_slices_backward:
 Each in-place write into a view of a tensor that requires grad records a ``CopySlices`` node; in
 backward every such node allocates a buffer of the whole base tensor and copies the incoming gradient
 into it, to pass on the part outside the slice: T writes into a base of T slices move T x T slices of
@@ -18,6 +24,7 @@ import re
 import numpy as np
 
 from ... import formatting as F
+from ..timeline import level_order
 from .base import METHOD_CP, covered_ns, make_finding, pct
 from .compute import _factor_gain
 from .redundant import _shape_of, _table
@@ -81,3 +88,76 @@ def copy_slices_backward(ctx, th):
                     "buffer's gradient."),
         gain_ns=gain, method=METHOD_CP + " (each CopySlices node at its slice's share of the tensor it copies)",
         confidence=conf * 0.6, rows=ok, affected_ns=t)
+
+
+MASK_WRITE_RE = re.compile(r"^aten::index_put_?$")
+MASK_READ_RE = re.compile(r"^aten::index$")
+NONZERO_RE = re.compile(r"^aten::nonzero$")
+
+
+def masked_updates(ctx, th):
+    """``min_updates`` or more read-modify-writes through a boolean mask: ``aten::index_put_`` with a
+    ``nonzero`` under it (the mask made indices) whose values came from a masked read (``aten::index``, its
+    own ``nonzero``) of a tensor of the same shape among the ``look_back`` calls before it. Gain: the read,
+    the calls between it and the write (the ``op=`` on the gathered values) and the write's own ``nonzero``,
+    replayed; the rest of the write is kept, as the cost of the one ``torch.where`` that replaces them (a
+    select as slow as the scatter, measured, on a random half-and-half mask)."""
+    has_nz = ctx._has_descendant(ctx.flag(NONZERO_RE))
+    puts = np.flatnonzero(ctx.flag(MASK_WRITE_RE) & has_nz & ctx.is_host)
+    if len(puts) < th["min_updates"]:
+        return
+    level, at = level_order(ctx)
+    codes, table = _table(ctx, "shapes")
+    first = [(_shape_of(t[0]) if t else None) for t in table] + [None]
+
+    def shape(rows):
+        return [first[c] for c in np.where(codes[rows] >= 0, codes[rows], len(table))]
+
+    is_read = ctx.flag(MASK_READ_RE) & has_nz
+    put_shape = shape(puts)
+    removed = np.zeros(ctx.n, dtype=bool)   # the reads and what their values went through
+    done = np.zeros(len(puts), dtype=bool)
+    i = at[puts]
+    for back in range(1, th["look_back"] + 1):   # the nearest masked read of the same shape, same parent
+        j = i - back
+        cand = level[np.maximum(j, 0)]
+        ok = ~done & (j >= 0) & (ctx.rows_of_parent[cand] == ctx.rows_of_parent[puts]) \
+            & (ctx.track_code[cand] == ctx.track_code[puts]) & is_read[cand] & ~removed[cand]
+        ok &= np.array([a is not None and a == b for a, b in zip(shape(cand), put_shape)], dtype=bool)
+        for k in range(back):
+            removed[level[(j + k)[ok]]] = True
+        done |= ok
+    updates = puts[done]
+    if len(updates) < th["min_updates"]:
+        return
+    is_update = np.zeros(ctx.n, dtype=bool)
+    is_update[updates] = True
+    nz = np.flatnonzero(ctx.flag(NONZERO_RE))
+    cur = ctx.rows_of_parent[nz]
+    for _ in range(4):   # the write's own nonzero (under _index_put_impl_): torch.where needs no indices
+        live = cur >= 0
+        removed[nz[live & is_update[np.maximum(cur, 0)]]] = True
+        cur = np.where(live, ctx.rows_of_parent[np.maximum(cur, 0)], -1)
+    rows = np.flatnonzero(removed)
+    t = covered_ns(ctx, np.concatenate([rows, updates]))
+    if pct(t, ctx.wall) < th["min_pct"]:
+        return
+    factor = np.ones(ctx.n)
+    factor[rows] = 0.0
+    gain, conf = _factor_gain(ctx, rows, factor)
+    big = max((s for s, d in zip(put_shape, done) if d and s), key=math.prod, default=None)
+    title = (f"{len(updates):,} updates through a boolean mask (x[mask] op= v) each index by the mask twice (nonzero, "
+             f"gather, then nonzero, scatter) over tensors of up to {big}: {F.ns(t)} ({pct(t, ctx.wall):.0f}% of "
+             "end-to-end) where one torch.where reads and writes once")
+    yield make_finding(
+        ctx, "masked_updates", "memory", title,
+        evidence={"updates": int(len(updates)), "time_ns": int(t), "largest_shape": list(big) if big else None,
+                  "removed_ns": int(ctx.dur[rows].sum())},
+        ops=["aten::index", "aten::index_put_", "aten::nonzero"],
+        suggestion=("Update through the mask with one elementwise op instead of indexing by it: h = torch.where(h < 0, "
+                    "h * slope, h), or the op itself (F.leaky_relu(h, slope), torch.clamp, F.relu), which needs no mask "
+                    "at all. Indexing by a boolean mask turns it into indices (nonzero: on a GPU a host sync), gathers, "
+                    "and x[mask] op= v does it twice."),
+        gain_ns=gain, method=METHOD_CP + " (each update's masked read and the ops on its values removed, its write "
+                                         "kept as the cost of torch.where)",
+        confidence=conf * 0.6, rows=rows, affected_ns=t)
