@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from . import (arrays, autograd, broadcast_products, broadcasts, buffers, builtin_calls, call_sites, compute,
                containers, contractions, convolution, device, discarded, exact, frameworks, gradients, growth, host,
-               inplace_writes, key_scans, library_loops, library_warnings, lines, linalg, memo, memory, prefix,
+               inplace_writes, key_scans, library_loops, library_warnings, lines, linalg, log_messages, memo, memory,
+               prefix,
                processes, recomputed_lines, redundant, regex, repeats, roofline, same_values, selection, sparse,
                strided_blas, structured, sweeps, unfold_conv, waits)
 from .base import METHOD_CP, METHOD_HEADROOM, Rule
@@ -174,6 +175,11 @@ RULES: tuple[Rule, ...] = (
          "compilers' loop-invariant code motion (Aho et al., Compilers, 9.5): a pure computation of unchanged "
          "inputs is hoisted; the line's inputs and results fingerprinted on two runs decide "
          "(collect/line_arrays.py); 64 KiB of input data as repeated_library_calls", METHOD_CP),
+    Rule("eager_log_messages", "redundant", "Log messages formatted on every call for a level that is off",
+         log_messages.eager_log_messages, {"min_calls": 100, "min_pct": 3.0},
+         "Python logging HOWTO, 'Optimization' (formatting of message arguments is deferred until it cannot be "
+         "avoided; isEnabledFor for costly arguments); pylint logging-fstring-interpolation (W1203): a logging "
+         "call that made no record (no Logger._log under it) and its line's time outside it", METHOD_CP),
     Rule("rebuilt_per_call", "redundant", "A layer or model constructed inside the repeated step",
          redundant.rebuilt_per_call, {"min_count": 3, "min_pct": 5.0},
          "PyTorch forums 'model re-created in forward / every call' (weights random each call); nn.Parameter "
