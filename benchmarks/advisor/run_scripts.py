@@ -66,7 +66,8 @@ SETS = {"tuned": HERE / "scripts", "heldout": HERE / "heldout", "heldout2": HERE
         "heldout16": HERE / "heldout16", "heldout17": HERE / "heldout17", "heldout18": HERE / "heldout18",
         "heldout19": HERE / "heldout19", "heldout20": HERE / "heldout20",
         "heldout21": HERE / "heldout21", "heldout22": HERE / "heldout22",
-        "heldout23": HERE / "heldout23"}
+        "heldout23": HERE / "heldout23",
+        "heldout24": HERE / "heldout24"}
 RESULTS = ROOT / "benchmarks" / "results" / "advisor_scripts.json"
 TOP_K = 3
 # warnings keep Python's default filters, as in a user's shell: libraries' performance warnings are evidence
