@@ -149,6 +149,8 @@ class LineArrays:
                     d["selected"] = True   # a few of its elements selected (d.argmin(1), a[mask], df.loc[idx])
                 if name in facts.iterated:
                     d["iterated_by"] = facts.iterated[name]   # a built-in walks it element by element (sum(a))
+                if name in facts.compared:
+                    d["compared"] = True   # compared against something else: a mask of it made (ids == key)
                 first = rec["operands"].setdefault(name, d)
                 if run == 0:
                     rec.setdefault("_first_ids", {})[name] = id(value)

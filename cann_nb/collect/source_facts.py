@@ -20,6 +20,7 @@ TRANSCENDENTAL_CALLS = {"exp", "expm1", "exp2", "log", "log1p", "log2", "log10",
 ARITHMETIC_CALLS = {"sum", "mean", "std", "var", "prod", "cumsum", "cumprod", "average", "norm", "sqrt", "square",
                     "abs", "absolute", "add", "subtract", "multiply", "divide", "maximum", "minimum", "clip"}
 ARITHMETIC_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
+ORDER_OPS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)   # the comparisons that make a mask of an array
 # general eigensolvers, which a symmetric matrix does not need (eigh, eigvalsh)
 GENERAL_SOLVERS = {"eig", "eigvals"}
 # solvers that factorise their matrix on every call (LU, Cholesky, QR/SVD) before solving for the right-hand side
@@ -53,6 +54,7 @@ class LineFacts(NamedTuple):
     selected: tuple = ()   # names a few elements are selected from (``SELECT_CALLS``, ``a[mask]``, ``df.loc[idx]``)
     returns: bool = False   # the statement is a ``return`` (its value is the line's result)
     iterated: dict = {}   # {name: built-in}: names a built-in iterates element by element (``sum(a)``)
+    compared: tuple = ()   # names compared against something else (``ids == key``, ``x > t``): a mask of them
 
 
 NO_FACTS = LineFacts({}, {}, [], [], {})
@@ -150,6 +152,7 @@ class SourceFacts:
         stored: set = set()
         selected: set = set()
         iterated: dict = {}
+        compared: set = set()
         work: set = set()
         contractions: list = []
         inside: set = set()   # nodes already part of a contraction found higher up
@@ -196,6 +199,10 @@ class SourceFacts:
                     if c is not None:
                         contractions.append(c)
                         inside.update(id(n) for n in ast.walk(node))
+                if isinstance(node, ast.Compare) and all(isinstance(op, ORDER_OPS) for op in node.ops):
+                    sides = [x.id if isinstance(x, ast.Name) else None for x in (node.left, *node.comparators)]
+                    # a name against anything but itself (x == x is a NaN test, not a lookup)
+                    compared.update(n for n in set(sides) if n and any(x != n for x in sides))
                 if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
                     work.add("matmul")
                 elif isinstance(node, (ast.BinOp, ast.AugAssign)) and isinstance(node.op, ARITHMETIC_OPS):
@@ -227,7 +234,8 @@ class SourceFacts:
                             node.args[0], (ast.Dict, ast.DictComp, ast.Constant))):   # s.map({...}) is a lookup
                         work.add("per_element")
         return LineFacts(names, indexed, sorted(work), contractions, columns, tuple(sorted(stored)),
-                         tuple(sorted(selected)), any(isinstance(st, ast.Return) for st in stmts), iterated)
+                         tuple(sorted(selected)), any(isinstance(st, ast.Return) for st in stmts), iterated,
+                         tuple(sorted(compared)))
 
 
 def _computed_index(index) -> bool:

@@ -182,6 +182,16 @@ def test_source_facts_name_what_a_line_selects_from_and_whether_it_returns(tmp_p
     assert [facts.line(k).returns for k in (1, 3)] == [False, True]
 
 
+def test_source_facts_name_what_a_line_compares(tmp_path):
+    from cann_nb.collect.source_facts import SourceFacts
+
+    path = tmp_path / "compares.py"
+    path.write_text("i = np.where(ids == key)[0]\nok = x == x\nm = (a > 3) & (a <= hi)\ns = a + b\n"
+                    "t = a[labels != c]\n")
+    facts = SourceFacts(str(path))
+    assert [facts.line(k).compared for k in range(1, 6)] == [("ids", "key"), (), ("a", "hi"), (), ("c", "labels")]
+
+
 def test_a_failure_of_the_sampler_itself_is_reported_and_the_run_goes_on(tmp_path, monkeypatch, capsys):
     # a bug in the sampler (here: its source reader raising) must not surface inside the user's code
     import cann_nb.collect.line_arrays as la

@@ -8,6 +8,10 @@ Read from value numbering (collect/torch_values.py): calls of a comparison op on
 first tensor (``value_operand``) with different other arguments (``value_sig``). The op that takes the mask
 next (the indexing or ``nonzero`` after it, whose inputs have the tensor's shape) belongs to the same scan.
 Gain: those scans brought down to a sort's worth of passes, log2(n) for n elements, replayed.
+
+The numpy form (``np.where(ids == key)[0]`` per key) is read from the Python tracer's line samples: a
+line comparing the same large array (collect/source_facts.py: the names a comparison reads) run after run,
+each run making a mask of it.
 """
 
 from __future__ import annotations
@@ -18,7 +22,9 @@ import re
 import numpy as np
 
 from ... import formatting as F
+from ..line_arrays import line_arrays
 from ..timeline import next_at_level
+from .arrays import finding_from_lines, where
 from .base import METHOD_CP, covered_ns, make_finding, pct, top_names
 from .compute import _factor_gain, _parse_list
 
@@ -54,8 +60,55 @@ def _reads(shapes: str, n: int) -> bool:
 
 
 def scans_per_key(ctx, th):
-    """A comparison op run on the same large tensor with ``min_keys`` different keys or more. Gain: the
-    comparisons and the selections that take their masks, at log2(n) of their calls."""
+    """A comparison op run on the same large tensor with ``min_keys`` different keys or more, or a numpy
+    line comparing the same large array on ``min_keys`` runs or more. Gain: the comparisons and the
+    selections that take their masks, at log2(n) of their calls."""
+    yield from _tensor_scans(ctx, th)
+    yield from _array_scans(ctx, th)
+
+
+def _array_scans(ctx, th):
+    """The numpy form, from the Python tracer's line samples (collect/line_arrays.py): a line run
+    ``min_keys`` times or more that compares an array of ``min_elements`` or more against something else
+    (``np.where(ids == key)``, ``a[labels == c]``), the same array object on its sampled runs, making a
+    temporary of at least one byte per element (the mask) each run. Gain: the lines at log2(n) of their
+    runs (a sort, then ``np.searchsorted`` or the offsets of each key), replayed."""
+    la = line_arrays(ctx)
+    if la.empty:
+        return
+    flagged = []
+    for rec in la.to_dict("records"):
+        runs = len(rec["rows"])
+        if runs < th["min_keys"]:
+            continue
+        big = [o for o in rec["operands"] if o.get("compared") and o.get("same_object") and o.get("role") == "in"
+               and o.get("kind") == "ndarray" and math.prod(o["shape"]) >= th["min_elements"]]
+        if not big:
+            continue
+        o = max(big, key=lambda x: math.prod(x["shape"]))
+        n = math.prod(o["shape"])
+        made = rec.get("temporaries_bytes")
+        if not isinstance(made, (int, float)) or made < n:   # no whole-array mask made: not a scan of it
+            continue
+        flagged.append((rec, 1.0 - min(1.0, math.log2(n) / runs),
+                        f"{o['name']} {tuple(o['shape'])} compared again on each of {runs:,} runs"))
+    if not flagged:
+        return
+
+    def title(first, t):
+        return (f"Line {where(first[0]['file_line'])} scans the same array for one key at a time ({first[2]}): "
+                f"{F.ns(t)} ({pct(t, ctx.wall):.0f}% of end-to-end)")
+
+    sugg = ("Each comparison reads the whole array and makes a mask of it to find a few elements. Look all keys up "
+            "at once: on sorted ids, pos = np.searchsorted(ids, keys) (np.argsort first when they are not sorted: "
+            "order = np.argsort(ids); pos = order[np.searchsorted(ids[order], keys)]); for the rows of every key, "
+            "sort once and split at the offsets (np.unique(ids, return_index=True)), or a dict from id to position "
+            "built once.")
+    yield from finding_from_lines(ctx, th, "scans_per_key", "redundant", flagged, title, sugg,
+                                  " (each line at log2(n) of its runs: one sort, then binary searches)", {})
+
+
+def _tensor_scans(ctx, th):
     if "value_operand" not in ctx.events or not ctx.n:
         return
     operand = ctx.events["value_operand"].to_numpy()

@@ -159,11 +159,12 @@ RULES: tuple[Rule, ...] = (
     Rule("redundant_recompute", "redundant", "Constant work recomputed per iteration", compute.redundant_recompute,
          {"min_count": 3, "min_pct": 5.0}, "cann_nb (loop-invariant code motion); HTA frequent sequences",
          METHOD_CP),
-    Rule("scans_per_key", "redundant", "One large tensor compared against key after key (a mask per key)",
+    Rule("scans_per_key", "redundant", "One large tensor or array compared against key after key (a mask per key)",
          key_scans.scans_per_key, {"min_keys": 20, "min_elements": 1 << 16, "min_pct": 5.0},
          "PyTorch docs (torch.argsort stable=True, bincount, unique_consecutive, bucketize); pandas groupby docs "
          "(split once); a mask per key reads all n elements per key, grouping costs one sort, about log2(n) "
-         "passes; value numbering (collect/torch_values.py) tells the same tensor from another", METHOD_CP),
+         "passes; value numbering (collect/torch_values.py) tells the same tensor from another; numpy docs "
+         "(np.searchsorted); the line samples' compared arrays (collect/source_facts.py)", METHOD_CP),
     Rule("recomputed_values", "redundant", "Ops recomputed on values they already had (value numbering)",
          same_values.recomputed_values, {"min_pct": 5.0},
          "compilers' common-subexpression elimination / loop-invariant code motion (value numbering: same "
