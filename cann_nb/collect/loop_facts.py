@@ -26,7 +26,9 @@ order, without running anything:
   dependent ones: within each outer pass they run whole-array);
 * hoistable: on dependent lines, the calls none of whose inputs depend on the carried state (the last
   part of the called name: ``normal`` for ``rng.normal(0, 1, size=3)``): they could be made for all passes
-  before the loop.
+  before the loop;
+* search: the line of an ``if item_key == key: ... break`` in a ``for`` loop's body (``search_line``): a
+  linear search stopping at the first match.
 
 Every loop is reported (``carried`` empty for one whose passes are independent: a loop nested in a
 sequential one can still be vectorised within its pass), comprehensions too (``comprehension``: their passes
@@ -58,7 +60,11 @@ def file_loops(filename: str) -> list[dict]:
     out = []
     for node in ast.walk(tree):
         if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
-            out.append({"file": filename, **loop_facts(node)})
+            facts = {"file": filename, **loop_facts(node)}
+            found = search_line(node)
+            if found:
+                facts["search"] = found
+            out.append(facts)
         elif isinstance(node, _COMPREHENSIONS) and not any(isinstance(n, ast.NamedExpr) for n in ast.walk(node)):
             # a comprehension's passes are independent (no statement can carry a value to the next one;
             # an assignment expression could, so one with ``:=`` is not said)
@@ -67,6 +73,25 @@ def file_loops(filename: str) -> list[dict]:
         if len(out) >= MAX_LOOPS:
             break
     return _vectorisable_inside(out)
+
+
+def search_line(loop) -> int | None:
+    """The line of ``if <item's key> == <a key from outside>: ... break`` (or ``return``) directly in a ``for``
+    loop's body: a linear search that stops at the first match (``for c in customers: if c["id"] == cid:``),
+    which a dict built once answers in one lookup. None for any other loop."""
+    if not isinstance(loop, (ast.For, ast.AsyncFor)):
+        return None
+    item = _stored(loop.target)
+    for st in loop.body:
+        if not (isinstance(st, ast.If) and isinstance(st.test, ast.Compare) and len(st.test.ops) == 1
+                and isinstance(st.test.ops[0], ast.Eq)):
+            continue
+        sides = [_reads(st.test.left), _reads(st.test.comparators[0])]
+        if sum(bool(r & item) for r in sides) != 1:   # one side the item's, the other from outside the loop
+            continue
+        if any(isinstance(n, (ast.Break, ast.Return)) for b in st.body for n in ast.walk(b)):
+            return st.lineno
+    return None
 
 
 def _vectorisable_inside(loops: list[dict]) -> list[dict]:

@@ -10,7 +10,8 @@ from . import (arrays, autograd, broadcast_products, broadcasts, buffers, builti
                containers, contractions, convolution, device, discarded, exact, frameworks, gradients, growth, host,
                inplace_writes, key_scans, library_loops, library_warnings, lines, linalg, log_messages, memo, memory,
                prefix,
-               processes, recomputed_lines, redundant, regex, repeats, roofline, same_values, selection, sparse,
+               processes, recomputed_lines, redundant, regex, repeats, roofline, same_values, searches, selection,
+               sparse,
                strided_blas, structured, sweeps, unfold_conv, waits)
 from .base import METHOD_CP, METHOD_HEADROOM, Rule
 
@@ -181,6 +182,10 @@ RULES: tuple[Rule, ...] = (
          "Python logging HOWTO, 'Optimization' (formatting of message arguments is deferred until it cannot be "
          "avoided; isEnabledFor for costly arguments); pylint logging-fstring-interpolation (W1203): a logging "
          "call that made no record (no Logger._log under it) and its line's time outside it", METHOD_CP),
+    Rule("linear_search", "redundant", "A sequence scanned for a key again for every lookup (a search loop)",
+         searches.linear_search, {"min_searches": 20, "min_pct": 5.0},
+         "Python docs, dict and set (average O(1) lookup, Time Complexity wiki); a for loop whose body is "
+         "if item_key == key: ... break (collect/loop_facts.py), nested in a loop or called per lookup", METHOD_CP),
     Rule("rebuilt_per_call", "redundant", "A layer or model constructed inside the repeated step",
          redundant.rebuilt_per_call, {"min_count": 3, "min_pct": 5.0},
          "PyTorch forums 'model re-created in forward / every call' (weights random each call); nn.Parameter "
