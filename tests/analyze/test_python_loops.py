@@ -94,13 +94,14 @@ def test_iterrows_loop_is_a_host_bound_per_row_loop(tmp_path):
     assert all(f.category == "host_bound" and 0 < f.est_gain_pct <= 100 for f in lines)
     # the for line resumes DataFrame.iterrows once per row; the next line indexes the row twice
     it = next(f for f in lines if any("iterrows" in o for o in f.ops))
-    assert it.evidence["calls"] >= 2500 and it.evidence["executions"] >= 2500
-    assert it.evidence["file_line"].endswith("script.py:10")
+    # the for line's and the next line's calls: one finding for the loop body when both are over the share
+    places = it.evidence.get("lines") or [it.evidence["file_line"]]
+    assert it.evidence["calls"] >= 2500 and any(p.endswith("script.py:10") for p in places)
     getitem = [f for f in lines if any("Series.__getitem__" in o for o in f.ops)]
-    if getitem:
+    if getitem and getitem[0] is not it:   # a finding of its own line
         assert getitem[0].evidence["calls_per_execution"] == pytest.approx(2, abs=0.01)
-    # the vectorised form still calls each function once: the gain is below the line's time
-    assert it.est_gain_ns < it.evidence["line_ns"]
+    # the vectorised form still calls each function once: the gain is below the lines' time
+    assert it.est_gain_ns < it.evidence.get("line_ns", it.evidence.get("lines_ns"))
     assert "iterrows" in it.suggestion
 
 
@@ -439,22 +440,20 @@ LOOP_BODY = """
 
 
 def test_a_loop_body_spread_over_lines_is_one_finding(tmp_path):
-    """Each line's per-element calls under the rule's share, the function's together over it: one finding
-    for the function's lines, its gain their lines' together."""
+    """Lines of one function each calling library functions per element, over the rule's share or under it
+    but over it together: one finding for the function's lines, its gain their lines' together."""
     from cann_nb.analyze.rules import findings
 
     prof = profile_script(tmp_path, LOOP_BODY, "body")
-    per_line = [f for f in findings(prof) if f.rule == "tiny_calls_by_line"]
-    high = [f for f in findings(prof, overrides={"tiny_calls_by_line": {"min_pct": 50.0}})
-            if f.rule == "tiny_calls_by_line"]
-    assert len(per_line) == 3 and all(f.est_gain_pct < 50 for f in per_line)
-    (f,) = high
+    (f,) = [f for f in findings(prof) if f.rule == "tiny_calls_by_line"]
     assert f.title.startswith("Lines body.py:8, 9, 10 (in score) call library functions one element at a time")
-    # chosen on the lines' removable share (over 50 %); its gain, replayed on the run without the recorder,
-    # is the lines' together: above each line's own
+    # its gain, replayed on the run without the recorder, is the lines' together, at most what they remove
     assert f.evidence["calls"] >= 9000 and 100 * f.evidence["removable_ns"] / f.evidence["lines_ns"] > 50
-    assert f.est_gain_pct > max(g.est_gain_pct for g in per_line)
-    assert f.est_gain_pct <= sum(g.est_gain_pct for g in per_line) + 1
+    assert 0 < f.est_gain_ns <= f.evidence["removable_ns"] * 1.01
+    # the same one finding when no line reaches the rule's share alone (each under 50 %, together over it)
+    (high,) = [f for f in findings(prof, overrides={"tiny_calls_by_line": {"min_pct": 50.0}})
+               if f.rule == "tiny_calls_by_line"]
+    assert high.est_gain_pct == pytest.approx(f.est_gain_pct)
 
 
 CHAIN = """

@@ -271,6 +271,13 @@ def tiny_calls_by_line(ctx, th):
             found.append(entry)
         elif base.pct(removable, ctx.wall) >= th["min_line_pct"]:
             spread.append(entry)
+    # two or more such lines of one function are one loop body (a per-group loop: sort, shift, rolling of
+    # each group): vectorising it removes them all, so they are one finding with their gains together
+    func_of = {e[1]: str(ctx.name_cats[e[1]]).split(" line ", 1)[0] for e in found + spread}
+    counts = pd.Series([func_of[e[1]] for e in found]).value_counts()
+    together = set(counts.index[counts.to_numpy() >= 2])
+    spread += [e for e in found if func_of[e[1]] in together]
+    found = [e for e in found if func_of[e[1]] not in together]
     yield from _loop_body(ctx, th, spread, short, calls, line_of)
     found.sort(key=lambda x: -x[0])
     rep = ctx.replay
@@ -309,10 +316,10 @@ def tiny_calls_by_line(ctx, th):
 
 
 def _loop_body(ctx, th, spread: list, short, calls, line_of):
-    """One finding per function whose lines each call library functions per element for less than
-    ``min_pct`` of the run but ``min_pct`` or more together: a loop body spread over several lines (a
-    log-density of four ``scipy.stats`` calls evaluated per step). Gain: each line replayed as a line
-    finding's is, together."""
+    """One finding per function whose lines each call library functions per element, two or more of them
+    ``min_pct`` or more of the run each, or each less but ``min_pct`` or more together: a loop body spread
+    over several lines (a log-density of four ``scipy.stats`` calls evaluated per step). Gain: each line
+    replayed as a line finding's is, together."""
     groups: dict[str, list] = {}
     for entry in spread:
         label = str(ctx.name_cats[entry[1]])
