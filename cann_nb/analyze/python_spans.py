@@ -42,12 +42,21 @@ def user_frames(ctx) -> np.ndarray:
     return ctx.memo("python_user_frames", lambda: _user_frames(ctx))
 
 
+def place_parts(ctx) -> tuple[np.ndarray, np.ndarray]:
+    """(file, line number) of each of ``places``' file_lines, by code (-1 where the line is not a number)."""
+    def split():
+        parts = [str(c).rpartition(":") for c in places(ctx)[1]]
+        return (np.array([p[0] for p in parts], dtype=object),
+                np.array([int(p[2]) if p[2].isdigit() else -1 for p in parts], dtype=np.int64))
+    return ctx.memo("python_place_parts", split)
+
+
 def _user_frames(ctx) -> np.ndarray:
     kind = call_kinds(ctx)
     codes, index = places(ctx)
     if not len(index):
         return np.zeros(ctx.n, dtype=bool)
-    files = np.array([c.rpartition(":")[0] for c in index], dtype=object)
+    files = place_parts(ctx)[0]
     traced = np.unique(codes[kind["line"] & (codes >= 0)])
     user_file = np.isin(files, files[traced]) if len(traced) else np.zeros(len(files), dtype=bool)
     return (codes >= 0) & user_file[np.maximum(codes, 0)] & (kind["py"] | kind["line"])

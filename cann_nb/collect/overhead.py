@@ -5,10 +5,11 @@ A loop of tiny ops runs slower profiled than bare: torch.profiler spends about a
 (more with shapes), the Python tracer a fraction of one per call or line. The advisor estimates what a
 fix saves on the run *without* the profiler (what the user gets), so it takes this cost out of the
 profiled time (analyze/recording_cost.py). It is measured the way a loop meets it: loops of small ops
-timed bare and recorded with the collector's own options (CPU time of the recording thread), interleaved round by round, the best times'
-difference divided by the events recorded (per op, and per allocation or free when memory is recorded). Cached in ``$CANN_NB_CACHE_DIR/profiler_overhead.json`` by
-machine (CPU model and cores), collector, options and library version; a failed measurement is said
-in the meta, never guessed.
+timed bare and recorded with the collector's own options (in the recording thread's CPU time), interleaved
+round by round, the best times' difference divided by the events recorded (per op, and per allocation or
+free when memory is recorded). Cached in ``$CANN_NB_CACHE_DIR/profiler_overhead.json`` by machine (CPU
+model and cores), collector, options and library version; a failed measurement is said in the meta, never
+guessed.
 """
 
 from __future__ import annotations

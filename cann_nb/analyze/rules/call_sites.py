@@ -273,11 +273,10 @@ def tiny_calls_by_line(ctx, th):
             spread.append(entry)
     # two or more such lines of one function are one loop body (a per-group loop: sort, shift, rolling of
     # each group): vectorising it removes them all, so they are one finding with their gains together
-    func_of = {e[1]: str(ctx.name_cats[e[1]]).split(" line ", 1)[0] for e in found + spread}
-    counts = pd.Series([func_of[e[1]] for e in found]).value_counts()
+    counts = pd.Series([_function_of(ctx, e[1]) for e in found]).value_counts()
     together = set(counts.index[counts.to_numpy() >= 2])
-    spread += [e for e in found if func_of[e[1]] in together]
-    found = [e for e in found if func_of[e[1]] not in together]
+    spread += [e for e in found if _function_of(ctx, e[1]) in together]
+    found = [e for e in found if _function_of(ctx, e[1]) not in together]
     yield from _loop_body(ctx, th, spread, short, calls, line_of)
     found.sort(key=lambda x: -x[0])
     rep = ctx.replay
@@ -315,6 +314,11 @@ def tiny_calls_by_line(ctx, th):
                                 confidence=conf * 0.9, rows=rows, affected_ns=line_ns)
 
 
+def _function_of(ctx, line_code: int) -> str:
+    """The function a line span belongs to, from its label (``module.f line 12: source``)."""
+    return str(ctx.name_cats[line_code]).split(" line ", 1)[0]
+
+
 def _loop_body(ctx, th, spread: list, short, calls, line_of):
     """One finding per function whose lines each call library functions per element, two or more of them
     ``min_pct`` or more of the run each, or each less but ``min_pct`` or more together: a loop body spread
@@ -322,8 +326,7 @@ def _loop_body(ctx, th, spread: list, short, calls, line_of):
     replayed as a line finding's is, together."""
     groups: dict[str, list] = {}
     for entry in spread:
-        label = str(ctx.name_cats[entry[1]])
-        groups.setdefault(label.split(" line ", 1)[0], []).append(entry)
+        groups.setdefault(_function_of(ctx, entry[1]), []).append(entry)
     rep = ctx.replay
     for func, entries in groups.items():
         removable = sum(e[0] for e in entries)

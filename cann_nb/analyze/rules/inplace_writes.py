@@ -24,7 +24,7 @@ import re
 import numpy as np
 
 from ... import formatting as F
-from ..timeline import level_order
+from ..timeline import level_order, nearest_ancestor
 from .base import METHOD_CP, covered_ns, make_finding, pct
 from .compute import _factor_gain
 from .redundant import _shape_of, _table
@@ -133,11 +133,8 @@ def masked_updates(ctx, th):
     is_update = np.zeros(ctx.n, dtype=bool)
     is_update[updates] = True
     nz = np.flatnonzero(ctx.flag(NONZERO_RE))
-    cur = ctx.rows_of_parent[nz]
-    for _ in range(4):   # the write's own nonzero (under _index_put_impl_): torch.where needs no indices
-        live = cur >= 0
-        removed[nz[live & is_update[np.maximum(cur, 0)]]] = True
-        cur = np.where(live, ctx.rows_of_parent[np.maximum(cur, 0)], -1)
+    # the write's own nonzero (under _index_put_impl_): torch.where needs no indices
+    removed[nz[nearest_ancestor(ctx, nz, is_update, max_levels=4) >= 0]] = True
     rows = np.flatnonzero(removed)
     t = covered_ns(ctx, np.concatenate([rows, updates]))
     if pct(t, ctx.wall) < th["min_pct"]:

@@ -32,7 +32,6 @@ LEVELS = "debug|info|warning|warn|error|exception|critical|fatal|log"
 # a logger's methods and the module-level shortcuts (logging.debug calls root.debug)
 LOG_CALL_RE = re.compile(rf"^logging\.((Logger|LoggerAdapter)\.)?({LEVELS})$")
 EMIT_RE = re.compile(r"^logging\.Logger\._log$")   # a record is made: the message is formatted by a handler
-EMIT_LEVELS = 4   # Logger._log lies this many calls under the user's call at most (adapter -> log -> _log)
 
 
 def _dropped_calls(ctx) -> np.ndarray:
@@ -42,12 +41,7 @@ def _dropped_calls(ctx) -> np.ndarray:
     if not len(calls):
         return calls
     calls = outermost(ctx, calls)
-    emitted = np.zeros(ctx.n, dtype=bool)
-    cur = np.flatnonzero(kinds["py"] & ctx.flag(EMIT_RE))
-    for _ in range(EMIT_LEVELS):
-        cur = ctx.rows_of_parent[cur]
-        cur = cur[cur >= 0]
-        emitted[cur] = True
+    emitted = ctx._has_descendant(kinds["py"] & ctx.flag(EMIT_RE))
     return calls[~emitted[calls]]
 
 
@@ -64,21 +58,20 @@ def eager_log_messages(ctx, th):
     user_line = ctx.flag(LINE_RE) & user_frames(ctx)
     on_line = (parent >= 0) & user_line[np.maximum(parent, 0)]
     # calls made where the function's lines were no longer traced: their parent is the function's frame
-    frame_of_line = ctx.rows_of_parent
-    line_code = ctx.name_code
+    frame_of, code_of = ctx.rows_of_parent, ctx.name_code
     found = []
-    for code in np.unique(line_code[parent[on_line]]):
-        mine = on_line & (line_code[np.maximum(parent, 0)] == code)
+    for code in np.unique(code_of[parent[on_line]]):
+        mine = on_line & (code_of[np.maximum(parent, 0)] == code)
         lines = np.unique(parent[mine])
         logged = calls[mine]
         if len(logged) < th["min_calls"]:
             continue
         # untraced executions: calls from the frames these lines ran in, with no line around them, when
         # no other line of those frames' code logs
-        frames = np.unique(frame_of_line[lines])
-        frame_codes = np.unique(line_code[frames[frames >= 0]])
-        untraced = ~on_line & np.isin(line_code[np.maximum(parent, 0)], frame_codes) & (parent >= 0)
-        other_loggers = np.unique(line_code[parent[on_line & np.isin(frame_of_line[np.maximum(parent, 0)], frames)]])
+        frames = np.unique(frame_of[lines])
+        frame_codes = np.unique(code_of[frames[frames >= 0]])
+        untraced = ~on_line & np.isin(code_of[np.maximum(parent, 0)], frame_codes) & (parent >= 0)
+        other_loggers = np.unique(code_of[parent[on_line & np.isin(frame_of[np.maximum(parent, 0)], frames)]])
         extra = int(np.count_nonzero(untraced)) if len(other_loggers) == 1 else 0
         line_ns = covered_ns(ctx, lines)
         built_ns = line_ns - float(ctx.dur[logged].sum())

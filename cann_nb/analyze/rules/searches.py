@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import formatting as F
-from ..python_spans import call_kinds, places, user_frames
+from ..python_spans import call_kinds, place_parts, places, user_frames
 from .base import METHOD_CP, covered_ns, make_finding, pct
 from .compute import _factor_gain
 from .host import recording_in_subtree
@@ -36,11 +36,9 @@ def linear_search(ctx, th):
     todo = [lp for lp in loops if lp.get("search")]
     if not todo or "file_line" not in ctx.events or not ctx.n:
         return
-    codes, index = places(ctx)
-    where = _split(index)
-    is_line = call_kinds(ctx)["line"] & user_frames(ctx) & (codes >= 0)
-    line_rows = np.flatnonzero(is_line)
-    files, numbers = where[0][codes[line_rows]], where[1][codes[line_rows]]
+    codes = places(ctx)[0]
+    line_rows = np.flatnonzero(call_kinds(ctx)["line"] & user_frames(ctx) & (codes >= 0))
+    files, numbers = (part[codes[line_rows]] for part in place_parts(ctx))
     parent = ctx.rows_of_parent
     rec = recording_in_subtree(ctx)
     for loop in todo:
@@ -54,8 +52,11 @@ def linear_search(ctx, th):
         # all calls of the function the loop is in (also those whose lines were no longer traced)
         calls = np.flatnonzero(ctx.name_code == ctx.name_code[frames[0]])
         traced = line_rows[np.isin(parent[line_rows], frames)]
-        share = covered_ns(ctx, mine) / max(covered_ns(ctx, traced), 1)
-        inner_ns = share * float((ctx.dur[calls] - rec[calls]).sum())
+        traced_ns = max(covered_ns(ctx, traced), 1)
+        calls_ns = float(ctx.dur[calls].sum())
+        bare_ns = float((ctx.dur[calls] - rec[calls]).sum())
+        share = covered_ns(ctx, mine) / traced_ns
+        inner_ns = share * bare_ns
         outer = _nested(loop, loops)
         if outer is not None:
             head = line_rows[(files == loop["file"]) & (numbers == outer["line"]) & np.isin(parent[line_rows], frames)]
@@ -65,11 +66,11 @@ def linear_search(ctx, th):
         if searches < th["min_searches"] or pct(inner_ns, ctx.wall_without_recording) < th["min_pct"]:
             continue
         # lines stop being traced once their budget is spent: the passes counted are those of the traced part
-        more = float(ctx.dur[calls].sum()) > 1.5 * covered_ns(ctx, traced)
-        keep = min(1.0, 2.0 / (searches * max(1.0, float(ctx.dur[calls].sum()) / max(covered_ns(ctx, traced), 1))))
+        more = calls_ns > 1.5 * traced_ns
+        keep = min(1.0, 2.0 / (searches * max(1.0, calls_ns / traced_ns)))
         removable = inner_ns * (1.0 - keep)
         factor = np.ones(ctx.n)
-        factor[calls] = max(0.0, 1.0 - removable / max(float((ctx.dur[calls] - rec[calls]).sum()), 1.0))
+        factor[calls] = max(0.0, 1.0 - removable / max(bare_ns, 1.0))
         gain, conf = _factor_gain(ctx, calls, factor)
         label = str(ctx.names(mine[:1])[0])
         counted = f"{searches:,} traced, more past the line budget" if more else f"{searches:,} times"
@@ -89,10 +90,3 @@ def linear_search(ctx, th):
             gain_ns=gain, method=METHOD_CP + " (the search loop's time, from its share of its function's traced "
             "lines, less two searches' worth)", confidence=conf * 0.7, rows=mine, affected_ns=inner_ns)
 
-
-def _split(index) -> tuple[np.ndarray, np.ndarray]:
-    """(file, line number) arrays of ``file:line`` strings (-1 where the line is not a number)."""
-    parts = [str(x).rpartition(":") for x in index]
-    files = np.array([p[0] for p in parts], dtype=object)
-    numbers = np.array([int(p[2]) if p[2].isdigit() else -1 for p in parts], dtype=np.int64)
-    return files, numbers
